@@ -1,0 +1,156 @@
+// The attention core: softmax, score functions and self-attention (single head, multi-head, batched),
+// written to read like the equations of the source articles. Maths only: no I/O, no globals.
+//
+// Conventions. Matrices are row-major float32. In the row convention (PyTorch, seeds 000/002/003) a
+// sequence is X: T × d_model with one token per ROW, Q = X·W_Q, and weights = softmax_rows(Q·Kᵀ/√d_k).
+// In the column convention (the "by hand" sheets, seeds 001/004) X is d_model × T with one token per
+// COLUMN, Q = W_Q·X, scores = Kᵀ·Q and the softmax runs down each column; Z = V·A.
+#pragma once
+
+#include <Eigen/Dense>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace attn {
+
+using Index = Eigen::Index;
+using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Vector = Eigen::VectorXf;
+// One byte per position; non-zero means "this key is padding: never attend to it".
+using KeyPadding = std::vector<unsigned char>;
+
+// Every shape or value problem in the API is reported with this exception; the message names the
+// operand, its shape and, for bad values, the first offending entry.
+class AttentionError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+enum class Axis { Rows, Columns };
+
+// How a query is matched against a key.
+enum class Score {
+  Dot,        // q·k                              (seed 003's "dot-product attention")
+  ScaledDot,  // q·k / √d_k                       (Attention Is All You Need, equation II)
+  Cosine,     // q·k / (|q| |k|)                  (the intuition in seeds 000/001)
+  Additive,   // vᵀ tanh(W₁q + W₂k)               (Bahdanau; seed 003's "other score functions")
+};
+
+// The learned vector and matrices of additive scoring. W1, W2: d_a × d_k, v: d_a.
+struct AdditiveWeights {
+  Matrix W1, W2;
+  Vector v;
+};
+
+// One head's projections. Row convention: W_Q, W_K are d_model × d_k and W_V is d_model × d_v.
+// Column convention: the transposes (d_k × d_model, d_v × d_model). Empty bias = no bias.
+struct HeadWeights {
+  Matrix W_Q, W_K, W_V;
+  Vector b_Q, b_K, b_V;
+};
+
+struct AttentionOptions {
+  Score score = Score::ScaledDot;
+  float temperature = 1.0f;     // softmax(scores / temperature); must be > 0
+  bool causal = false;          // query i sees keys j ≤ i only
+  KeyPadding key_padding;       // empty, or one entry per token
+  AdditiveWeights additive;     // used only when score == Additive
+  // The hand-exercise shortcuts of seeds 001/004: e^x is replaced by 3^x, and the ÷√d_k scaling by
+  // floor(x/2) (the sheet's stand-in for ÷√3). Only for Dot and ScaledDot scores.
+  bool hand_shortcuts = false;
+};
+
+// Every intermediate of one head, so a page can show each step. Row convention shapes:
+//   Q: T×d_k  K: T×d_k  V: T×d_v  scores, scaled, weights: T×T (query rows, key columns)  output: T×d_v.
+// Column convention: Q, K, V, output transposed; scores, scaled and weights are key rows × query
+// columns (Kᵀ·Q), and each column of weights sums to 1.
+struct AttentionSteps {
+  Matrix Q, K, V;
+  Matrix scores;   // raw query-key scores (for Additive/Cosine: the score itself)
+  Matrix scaled;   // scores after ÷√d_k (ScaledDot) and ÷temperature; masked entries are -inf
+  Matrix weights;  // softmax of scaled; a query whose keys are all masked gets all-zero weights
+  Matrix output;   // weights applied to V
+};
+
+// ---- softmax --------------------------------------------------------------------------------
+// Numerically stable softmax(logits / temperature) along rows (each row sums to 1) or columns.
+// Entries equal to -inf are masked (weight 0); a row or column that is all -inf becomes all zeros.
+Matrix softmax(const Matrix& logits, Axis axis = Axis::Rows, float temperature = 1.0f);
+
+// The hand-exercise version: 3^x in place of e^x, normalised the same way (no max-subtraction, as on
+// paper; the sheet's integer scores are small).
+Matrix softmax_base3(const Matrix& logits, Axis axis = Axis::Rows);
+
+// ---- scores (row convention: one query per row of Q, one key per row of K; result T_q × T_k) --------
+Matrix dot_scores(const Matrix& Q, const Matrix& K);
+Matrix scaled_dot_scores(const Matrix& Q, const Matrix& K);  // Q·Kᵀ / √d_k
+Matrix cosine_scores(const Matrix& Q, const Matrix& K);      // a zero vector scores 0 with anything
+Matrix additive_scores(const Matrix& Q, const Matrix& K, const AdditiveWeights& w);
+
+// ---- masks ----------------------------------------------------------------------------------
+// Sets masked entries of scores (T_q × T_k, row convention) to -inf: causal hides keys after the
+// query; key_padding hides whole key columns.
+void apply_mask(Matrix& scores, bool causal, const KeyPadding& key_padding);
+
+// ---- self-attention ------------------------------------------------------------------------
+// Parameter-free self-attention (seed 000, equation I): weights = softmax(X·Xᵀ / constant), output =
+// weights·X. Q = K = V = X. Uses options' temperature, mask and shortcuts; its score must be Dot.
+AttentionSteps parameter_free_attention(const Matrix& X, float constant,
+                                        const AttentionOptions& options = {});
+
+// Single-head attention in the row convention: Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V,
+// weights = softmax(score(Q, K) / temperature) with masks, output = weights·V.
+AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionOptions& options = {});
+
+// The same in the column convention of the by-hand sheets: X is d_model × T, Q = W_Q·X + b_Q, scores =
+// Kᵀ·Q, softmax down each column, Z = V·A. Equals attention() transposed.
+AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w,
+                                    const AttentionOptions& options = {});
+
+// Multi-head attention: each head attends with its own projections, the head outputs are concatenated
+// (T × Σd_v) and projected by W_O (Σd_v × d_out) plus b_O.
+struct MultiHeadWeights {
+  std::vector<HeadWeights> heads;
+  Matrix W_O;
+  Vector b_O;
+};
+struct MultiHeadSteps {
+  std::vector<AttentionSteps> heads;
+  Matrix concat;  // T × Σd_v
+  Matrix output;  // T × d_out
+};
+MultiHeadSteps multi_head_attention(const Matrix& X, const MultiHeadWeights& w,
+                                    const AttentionOptions& options = {});
+
+// Splits one d_model × d_model projection per role into `heads` equal column blocks, the way
+// nn.MultiheadAttention lays out its weights (head h uses columns [h·d_k, (h+1)·d_k)).
+MultiHeadWeights split_heads(const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V, const Matrix& W_O,
+                             Index heads);
+
+// A batch N × T × d stored as N row-major T × d blocks, one after another.
+struct Batch {
+  Index N = 0, T = 0, d = 0;
+  std::vector<float> data;  // N·T·d values
+
+  Batch() = default;
+  Batch(Index n, Index t, Index dim) : N(n), T(t), d(dim), data(static_cast<std::size_t>(n * t * dim)) {}
+  Eigen::Map<Matrix> item(Index n) { return {data.data() + n * T * d, T, d}; }
+  Eigen::Map<const Matrix> item(Index n) const { return {data.data() + n * T * d, T, d}; }
+};
+
+// Multi-head attention over every sequence of a batch. key_padding: empty, or N masks of length T
+// (padded positions of shorter sentences). Returns output N × T × d_out and weights per item and head.
+struct BatchResult {
+  Batch output;                                 // N × T × d_out
+  std::vector<std::vector<Matrix>> weights;     // [n][head]: T × T
+};
+BatchResult batched_attention(const Batch& X, const MultiHeadWeights& w, const AttentionOptions& options,
+                              const std::vector<KeyPadding>& key_padding = {});
+
+// ---- checks (used by every entry point; public so bindings can validate their own inputs) ---------
+std::string shape_of(const Matrix& m);                      // "3×4"
+void require_finite(const Matrix& m, const char* name);     // throws on the first NaN/Inf, naming it
+void require_finite(const Vector& v, const char* name);
+
+}  // namespace attn

@@ -1,0 +1,67 @@
+// Text side of the core: the tokenizer and the word-vector table that turns a sentence into X (T × d).
+// No I/O: the vector table is parsed from bytes the caller already holds (a file, a fetch, a test).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "attention/attention.hpp"
+
+namespace attn {
+
+// Splits text into lower-case tokens: words (ASCII letters, digits, any non-ASCII byte, with ' or -
+// kept when a word character stands on both sides) and single punctuation marks. Whitespace separates.
+// Only ASCII is lower-cased; other bytes pass through unchanged, so UTF-8 stays valid.
+// The same function tokenises the training corpus (tools/tokenize) and the reader's sentence.
+std::vector<std::string> tokenize(std::string_view text);
+
+// How a token found its vector.
+enum class Lookup : std::uint8_t {
+  Known = 0,     // the token itself is in the vocabulary
+  Stemmed = 1,   // an inflection stripped ("stations" -> "station") is in the vocabulary
+  Unknown = 2,   // nothing matched: the vector is all zeros, so its scores against every word are 0
+};
+
+struct EmbeddedToken {
+  std::string text;     // the token as typed (lower-cased)
+  Lookup lookup;        // how its vector was found
+  std::string matched;  // the vocabulary word whose vector is used ("" when Unknown)
+};
+
+struct Embedding {
+  std::vector<EmbeddedToken> tokens;  // T tokens
+  Matrix X;                           // T × dim, row t is the vector of tokens[t]
+};
+
+// A vocabulary of word vectors, parsed from the project's vectors file (format in data/README.md):
+//   "ATTNVEC1" | u32 count | u32 dim | u32 words_bytes | words ('\n'-terminated, UTF-8)
+//   | f32 scale[count] | i8 values[count × dim]          (all little-endian; vector = scale × values)
+class WordVectors {
+ public:
+  // Throws AttentionError naming the problem when the bytes are not a well-formed vectors file.
+  static WordVectors parse(const std::uint8_t* bytes, std::size_t size);
+
+  std::size_t size() const { return words_.size(); }
+  Index dim() const { return static_cast<Index>(vectors_.cols()); }
+  const std::vector<std::string>& words() const { return words_; }
+
+  // Row index of a word, or -1.
+  Index find(std::string_view word) const;
+  // The vector of vocabulary entry i (1 × dim).
+  Matrix vector(Index i) const;
+
+  // Tokenises text and stacks one row per token; an unknown token gets a zero row and is marked.
+  // Throws AttentionError when the text has no tokens or more than max_tokens of them.
+  Embedding embed(std::string_view text, std::size_t max_tokens) const;
+
+ private:
+  std::vector<std::string> words_;
+  std::unordered_map<std::string, Index> index_;
+  Matrix vectors_;  // count × dim, already de-quantised
+};
+
+}  // namespace attn

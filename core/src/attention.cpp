@@ -1,0 +1,149 @@
+// Self-attention, one head: parameter-free (equation I), projected Q/K/V (equation II) in the row
+// convention, and the by-hand column convention. Each step is kept so a page can show it.
+#include <cmath>
+#include <sstream>
+
+#include "attention/attention.hpp"
+
+namespace attn {
+namespace {
+
+void require_sequence(const Matrix& X, const char* layout) {
+  if (X.rows() == 0 || X.cols() == 0) {
+    std::ostringstream s;
+    s << "X is " << shape_of(X) << " (" << layout << "); it needs at least one token and one feature";
+    throw AttentionError(s.str());
+  }
+  require_finite(X, "X");
+}
+
+void require_options(const AttentionOptions& o) {
+  if (!(o.temperature > 0) || !std::isfinite(o.temperature)) {
+    std::ostringstream s;
+    s << "temperature must be a finite number > 0, got " << o.temperature;
+    throw AttentionError(s.str());
+  }
+  if (o.hand_shortcuts && (o.score == Score::Cosine || o.score == Score::Additive))
+    throw AttentionError("the hand shortcuts (3^x, floor(x/2)) apply to dot and scaled-dot scores only");
+}
+
+// Checks one projection W and its optional bias. `rows_are_input` says which side of W meets X:
+// row convention W is d_model×d_out (rows meet X), column convention W is d_out×d_model.
+void require_projection(const Matrix& W, Index d_model, bool rows_are_input, const Vector& bias,
+                        const char* name, const char* bias_name, const char* layout) {
+  const Index input_side = rows_are_input ? W.rows() : W.cols();
+  const Index out = rows_are_input ? W.cols() : W.rows();
+  if (input_side != d_model || out == 0) {
+    std::ostringstream s;
+    s << name << " is " << shape_of(W) << " but must be "
+      << (rows_are_input ? std::to_string(d_model) + "×d_out" : "d_out×" + std::to_string(d_model)) << " with d_out ≥ 1 ("
+      << layout << ")";
+    throw AttentionError(s.str());
+  }
+  require_finite(W, name);
+  if (bias.size() != 0 && bias.size() != out) {
+    std::ostringstream s;
+    s << bias_name << " has " << bias.size() << " entries but " << name << " gives vectors of length " << out;
+    throw AttentionError(s.str());
+  }
+  require_finite(bias, bias_name);
+}
+
+// Q·W (+ b on every row).
+Matrix project(const Matrix& X, const Matrix& W, const Vector& b) {
+  Matrix out = X * W;
+  if (b.size() != 0) out.rowwise() += b.transpose();
+  return out;
+}
+
+// The shared tail of every head, row convention. `divisor` is √d_k for scaled dot and the constant c
+// for parameter-free attention (1 when nothing is divided).
+AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, float divisor) {
+  AttentionSteps s;
+  // Step 1: raw scores, T×T: query rows, key columns.
+  switch (o.score) {
+    case Score::Dot:
+    case Score::ScaledDot: s.scores = dot_scores(Q, K); break;
+    case Score::Cosine: s.scores = cosine_scores(Q, K); break;
+    case Score::Additive: s.scores = additive_scores(Q, K, o.additive); break;
+  }
+  // Step 2: scale (÷√d_k, or the sheet's floor(x/2)), then the temperature.
+  if (o.hand_shortcuts && o.score == Score::ScaledDot)
+    s.scaled = s.scores.unaryExpr([](float x) { return std::floor(x / 2.0f); });
+  else
+    s.scaled = s.scores / divisor;
+  if (o.temperature != 1.0f) s.scaled /= o.temperature;
+  // Step 3: masks turn hidden pairs into -inf, which softmax maps to weight 0.
+  apply_mask(s.scaled, o.causal, o.key_padding);
+  // Step 4: softmax along each query's row (3^x on the sheet).
+  s.weights = o.hand_shortcuts ? softmax_base3(s.scaled, Axis::Rows) : softmax(s.scaled, Axis::Rows);
+  // Step 5: weighted sum of values, T×T · T×d_v = T×d_v.
+  s.output = s.weights * V;
+  s.Q = std::move(Q);
+  s.K = std::move(K);
+  s.V = std::move(V);
+  return s;
+}
+
+float scale_for(const AttentionOptions& o, Index d_k) {
+  return o.score == Score::ScaledDot ? std::sqrt(static_cast<float>(d_k)) : 1.0f;
+}
+
+}  // namespace
+
+AttentionSteps parameter_free_attention(const Matrix& X, float constant, const AttentionOptions& options) {
+  require_sequence(X, "T tokens × d features");
+  require_options(options);
+  if (options.score != Score::Dot)
+    throw AttentionError("parameter-free attention scores with the plain dot product x_i·x_j; set score to Dot");
+  if (!(constant > 0) || !std::isfinite(constant)) {
+    std::ostringstream s;
+    s << "the constant c in softmax(X·Xᵀ / c) must be a finite number > 0, got " << constant;
+    throw AttentionError(s.str());
+  }
+  // No learned weights: Q = K = V = X.
+  return attend(X, X, X, options, constant);
+}
+
+AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionOptions& options) {
+  require_sequence(X, "row convention: T tokens × d_model");
+  require_options(options);
+  const Index d_model = X.cols();
+  const char* layout = "row convention: X is T×d_model, weights are d_model×d_k";
+  require_projection(w.W_Q, d_model, true, w.b_Q, "W_Q", "b_Q", layout);
+  require_projection(w.W_K, d_model, true, w.b_K, "W_K", "b_K", layout);
+  require_projection(w.W_V, d_model, true, w.b_V, "W_V", "b_V", layout);
+  const Index d_k = w.W_Q.cols();
+  if (w.W_K.cols() != d_k) {
+    std::ostringstream s;
+    s << "W_Q (" << shape_of(w.W_Q) << ") and W_K (" << shape_of(w.W_K) << ") must give queries and keys of the same length d_k";
+    throw AttentionError(s.str());
+  }
+  Matrix Q = project(X, w.W_Q, w.b_Q);  // T×d_k
+  Matrix K = project(X, w.W_K, w.b_K);  // T×d_k
+  Matrix V = project(X, w.W_V, w.b_V);  // T×d_v
+  return attend(std::move(Q), std::move(K), std::move(V), options, scale_for(options, d_k));
+}
+
+AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w, const AttentionOptions& options) {
+  require_sequence(X, "column convention: d_model features × T tokens");
+  const Index d_model = X.rows();
+  const char* layout = "column convention: X is d_model×T, weights are d_k×d_model";
+  require_projection(w.W_Q, d_model, false, w.b_Q, "W_Q", "b_Q", layout);
+  require_projection(w.W_K, d_model, false, w.b_K, "W_K", "b_K", layout);
+  require_projection(w.W_V, d_model, false, w.b_V, "W_V", "b_V", layout);
+  // Q = W_Q·X is (Xᵀ·W_Qᵀ)ᵀ, Kᵀ·Q is (Q_row·K_rowᵀ)ᵀ, and a softmax down columns is the row softmax
+  // transposed: the column convention is the row convention read sideways.
+  const HeadWeights row_weights{w.W_Q.transpose(), w.W_K.transpose(), w.W_V.transpose(), w.b_Q, w.b_K, w.b_V};
+  AttentionSteps s = attention(X.transpose(), row_weights, options);
+  s.Q.transposeInPlace();        // d_k×T
+  s.K.transposeInPlace();        // d_k×T
+  s.V.transposeInPlace();        // d_v×T
+  s.scores.transposeInPlace();   // T×T: key rows, query columns (Kᵀ·Q)
+  s.scaled.transposeInPlace();
+  s.weights.transposeInPlace();  // each column sums to 1
+  s.output.transposeInPlace();   // Z = V·A, d_v×T
+  return s;
+}
+
+}  // namespace attn

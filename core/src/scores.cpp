@@ -1,0 +1,95 @@
+// Score functions: how much each query matches each key (row convention, result T_q × T_k).
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "attention/attention.hpp"
+
+namespace attn {
+namespace {
+
+void require_same_width(const Matrix& Q, const Matrix& K, const char* what) {
+  if (Q.cols() != K.cols()) {
+    std::ostringstream s;
+    s << what << ": queries Q (" << shape_of(Q) << ") and keys K (" << shape_of(K)
+      << ") must have the same width d_k";
+    throw AttentionError(s.str());
+  }
+  if (Q.cols() == 0) throw AttentionError(std::string(what) + ": d_k is 0; vectors need at least one entry");
+}
+
+}  // namespace
+
+// score(i, j) = q_i · k_j
+Matrix dot_scores(const Matrix& Q, const Matrix& K) {
+  require_same_width(Q, K, "dot scores");
+  return Q * K.transpose();  // T_q×d_k · d_k×T_k = T_q×T_k
+}
+
+// score(i, j) = q_i · k_j / √d_k — keeps the variance of the scores near 1 so softmax does not saturate.
+Matrix scaled_dot_scores(const Matrix& Q, const Matrix& K) {
+  require_same_width(Q, K, "scaled dot scores");
+  return (Q * K.transpose()) / std::sqrt(static_cast<float>(Q.cols()));
+}
+
+// score(i, j) = q_i · k_j / (|q_i| |k_j|); a zero vector has no direction, so it scores 0.
+Matrix cosine_scores(const Matrix& Q, const Matrix& K) {
+  require_same_width(Q, K, "cosine scores");
+  const Vector q_norm = Q.rowwise().norm();  // T_q
+  const Vector k_norm = K.rowwise().norm();  // T_k
+  Matrix scores = Q * K.transpose();
+  for (Index i = 0; i < scores.rows(); ++i)
+    for (Index j = 0; j < scores.cols(); ++j) {
+      const float denom = q_norm(i) * k_norm(j);
+      scores(i, j) = denom > 0 ? scores(i, j) / denom : 0.0f;
+    }
+  return scores;
+}
+
+// score(i, j) = vᵀ tanh(W1·q_i + W2·k_j)   (W1, W2: d_a × d_k; v: d_a)
+Matrix additive_scores(const Matrix& Q, const Matrix& K, const AdditiveWeights& w) {
+  require_same_width(Q, K, "additive scores");
+  const Index d_k = Q.cols();
+  if (w.W1.cols() != d_k || w.W2.cols() != d_k || w.W1.rows() != w.W2.rows() || w.v.size() != w.W1.rows() ||
+      w.W1.rows() == 0) {
+    std::ostringstream s;
+    s << "additive scores: need W1 and W2 of shape d_a×" << d_k << " and v of length d_a (d_a ≥ 1); got W1 "
+      << shape_of(w.W1) << ", W2 " << shape_of(w.W2) << ", v of length " << w.v.size();
+    throw AttentionError(s.str());
+  }
+  require_finite(w.W1, "additive W1");
+  require_finite(w.W2, "additive W2");
+  require_finite(w.v, "additive v");
+  // Project once per query and once per key, then combine every pair.
+  const Matrix q_proj = Q * w.W1.transpose();  // T_q × d_a
+  const Matrix k_proj = K * w.W2.transpose();  // T_k × d_a
+  Matrix scores(Q.rows(), K.rows());
+  for (Index i = 0; i < Q.rows(); ++i)
+    for (Index j = 0; j < K.rows(); ++j)
+      scores(i, j) = (q_proj.row(i) + k_proj.row(j)).array().tanh().matrix().dot(w.v);
+  return scores;
+}
+
+void apply_mask(Matrix& scores, bool causal, const KeyPadding& key_padding) {
+  const float masked = -std::numeric_limits<float>::infinity();
+  if (!key_padding.empty()) {
+    if (static_cast<Index>(key_padding.size()) != scores.cols()) {
+      std::ostringstream s;
+      s << "key padding mask has " << key_padding.size() << " entries but there are " << scores.cols() << " keys";
+      throw AttentionError(s.str());
+    }
+    for (Index j = 0; j < scores.cols(); ++j)
+      if (key_padding[static_cast<std::size_t>(j)]) scores.col(j).setConstant(masked);
+  }
+  if (causal) {
+    if (scores.rows() != scores.cols()) {
+      std::ostringstream s;
+      s << "causal mask needs as many queries as keys; scores are " << shape_of(scores);
+      throw AttentionError(s.str());
+    }
+    for (Index i = 0; i < scores.rows(); ++i)
+      for (Index j = i + 1; j < scores.cols(); ++j) scores(i, j) = masked;
+  }
+}
+
+}  // namespace attn

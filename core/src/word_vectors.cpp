@@ -1,0 +1,167 @@
+// The word-vector table: parses the project's vectors file from bytes and embeds tokenised sentences.
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "attention/text.hpp"
+
+namespace attn {
+namespace {
+
+constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'V', 'E', 'C', '1'};
+
+// Reads the file front to back; every read is bounds-checked, so a truncated or hostile file gives
+// an error naming the field instead of reading past the end.
+class Reader {
+ public:
+  Reader(const std::uint8_t* bytes, std::size_t size) : bytes_(bytes), size_(size) {}
+
+  const std::uint8_t* take(std::uint64_t n, const char* field) {
+    if (n > size_ - pos_) {
+      std::ostringstream s;
+      s << "vectors file is truncated: " << field << " needs " << n << " bytes at offset " << pos_ << " but only "
+        << (size_ - pos_) << " remain";
+      throw AttentionError(s.str());
+    }
+    const std::uint8_t* at = bytes_ + pos_;
+    pos_ += static_cast<std::size_t>(n);
+    return at;
+  }
+  std::uint32_t u32(const char* field) {
+    const std::uint8_t* b = take(4, field);
+    return static_cast<std::uint32_t>(b[0]) | static_cast<std::uint32_t>(b[1]) << 8 |
+           static_cast<std::uint32_t>(b[2]) << 16 | static_cast<std::uint32_t>(b[3]) << 24;
+  }
+  std::size_t remaining() const { return size_ - pos_; }
+
+ private:
+  const std::uint8_t* bytes_;
+  std::size_t size_;
+  std::size_t pos_ = 0;
+};
+
+float f32_le(const std::uint8_t* b) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(b[0]) | static_cast<std::uint32_t>(b[1]) << 8 |
+                             static_cast<std::uint32_t>(b[2]) << 16 | static_cast<std::uint32_t>(b[3]) << 24;
+  float value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+bool ends_with(const std::string& s, const char* suffix) {
+  const std::size_t n = std::strlen(suffix);
+  return s.size() > n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+}  // namespace
+
+WordVectors WordVectors::parse(const std::uint8_t* bytes, std::size_t size) {
+  if (bytes == nullptr && size != 0) throw AttentionError("vectors file: null data");
+  Reader in(bytes, size);
+  if (size < sizeof kMagic || std::memcmp(in.take(sizeof kMagic, "magic"), kMagic, sizeof kMagic) != 0)
+    throw AttentionError("not a vectors file: it must start with \"ATTNVEC1\"");
+  const std::uint32_t count = in.u32("word count");
+  const std::uint32_t dim = in.u32("dimension");
+  const std::uint32_t words_bytes = in.u32("words size");
+  if (count == 0 || dim == 0) {
+    std::ostringstream s;
+    s << "vectors file has " << count << " words of dimension " << dim << "; both must be at least 1";
+    throw AttentionError(s.str());
+  }
+  // The sizes must add up exactly, checked before anything is allocated (64-bit: no overflow).
+  const std::uint64_t expected = std::uint64_t{words_bytes} + 4ull * count + std::uint64_t{count} * dim;
+  if (expected != in.remaining()) {
+    std::ostringstream s;
+    s << "vectors file size does not match its header: " << count << " words × " << dim << " dims and "
+      << words_bytes << " bytes of words need " << expected << " more bytes, the file has " << in.remaining();
+    throw AttentionError(s.str());
+  }
+
+  WordVectors table;
+  const char* words = reinterpret_cast<const char*>(in.take(words_bytes, "words"));
+  table.words_.reserve(count);
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < words_bytes; ++i) {
+    if (words[i] != '\n') continue;
+    if (i == start) throw AttentionError("vectors file: word " + std::to_string(table.words_.size()) + " is empty");
+    table.words_.emplace_back(words + start, i - start);
+    start = i + 1;
+  }
+  if (start != words_bytes || table.words_.size() != count) {
+    std::ostringstream s;
+    s << "vectors file: the header promises " << count << " newline-terminated words, the words block holds "
+      << table.words_.size() << (start != words_bytes ? " and an unterminated tail" : "");
+    throw AttentionError(s.str());
+  }
+  for (std::size_t i = 0; i < table.words_.size(); ++i)
+    if (!table.index_.emplace(table.words_[i], static_cast<Index>(i)).second)
+      throw AttentionError("vectors file: the word \"" + table.words_[i] + "\" appears twice");
+
+  const std::uint8_t* scales = in.take(4ull * count, "scales");
+  const std::uint8_t* values = in.take(std::uint64_t{count} * dim, "values");
+  table.vectors_.resize(count, dim);
+  for (std::uint32_t w = 0; w < count; ++w) {
+    const float scale = f32_le(scales + 4ull * w);
+    if (!std::isfinite(scale) || scale < 0) {
+      std::ostringstream s;
+      s << "vectors file: the scale of \"" << table.words_[w] << "\" is " << scale << "; it must be finite and ≥ 0";
+      throw AttentionError(s.str());
+    }
+    for (std::uint32_t k = 0; k < dim; ++k)
+      table.vectors_(w, k) = scale * static_cast<float>(static_cast<std::int8_t>(values[std::uint64_t{w} * dim + k]));
+  }
+  return table;
+}
+
+Index WordVectors::find(std::string_view word) const {
+  const auto it = index_.find(std::string(word));
+  return it == index_.end() ? -1 : it->second;
+}
+
+Matrix WordVectors::vector(Index i) const {
+  if (i < 0 || i >= vectors_.rows())
+    throw AttentionError("word index " + std::to_string(i) + " is outside the vocabulary of " +
+                         std::to_string(vectors_.rows()));
+  return vectors_.row(i);
+}
+
+Embedding WordVectors::embed(std::string_view text, std::size_t max_tokens) const {
+  std::vector<std::string> tokens = tokenize(text);
+  if (tokens.empty()) throw AttentionError("there is no word to attend to: the text is empty");
+  if (tokens.size() > max_tokens) {
+    std::ostringstream s;
+    s << "the text has " << tokens.size() << " tokens; at most " << max_tokens << " can be shown at once";
+    throw AttentionError(s.str());
+  }
+  Embedding out;
+  out.X = Matrix::Zero(static_cast<Index>(tokens.size()), dim());
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    EmbeddedToken token{std::move(tokens[t]), Lookup::Unknown, {}};
+    Index row = find(token.text);
+    if (row >= 0) {
+      token.lookup = Lookup::Known;
+      token.matched = token.text;
+    } else {
+      // A light stemmer for inflections the corpus may lack ("stations", "cashing"): try each
+      // candidate stem in turn and take the first one the vocabulary has.
+      const std::string& w = token.text;
+      std::vector<std::string> stems;
+      auto strip = [&](const char* suffix, const char* replacement) {
+        if (ends_with(w, suffix)) stems.push_back(w.substr(0, w.size() - std::strlen(suffix)) + replacement);
+      };
+      strip("'s", ""); strip("ies", "y"); strip("es", ""); strip("s", "");
+      strip("ing", ""); strip("ing", "e"); strip("ed", ""); strip("ed", "e"); strip("ly", "");
+      for (const std::string& stem : stems)
+        if (stem.size() >= 2 && (row = find(stem)) >= 0) {
+          token.lookup = Lookup::Stemmed;
+          token.matched = stem;
+          break;
+        }
+    }
+    if (row >= 0) out.X.row(static_cast<Index>(t)) = vectors_.row(row);
+    out.tokens.push_back(std::move(token));
+  }
+  return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,161 @@
+// Tokenizer, vectors-file parser (well-formed and hostile bytes), embedding, and the sanity the
+// committed WordNet vectors must pass.
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include "attention/text.hpp"
+#include "helpers.hpp"
+
+using namespace attn;
+using Catch::Contains;
+
+namespace {
+
+using Strings = std::vector<std::string>;
+
+// Writes a vectors file in the project's format (see data/README.md).
+std::vector<std::uint8_t> vectors_file(const Strings& words, const std::vector<std::vector<std::int8_t>>& values,
+                                       const std::vector<float>& scales) {
+  std::vector<std::uint8_t> out = {'A', 'T', 'T', 'N', 'V', 'E', 'C', '1'};
+  auto u32 = [&](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  };
+  std::string blob;
+  for (const auto& w : words) blob += w + "\n";
+  u32(static_cast<std::uint32_t>(words.size()));
+  u32(static_cast<std::uint32_t>(values.empty() ? 0 : values[0].size()));
+  u32(static_cast<std::uint32_t>(blob.size()));
+  out.insert(out.end(), blob.begin(), blob.end());
+  for (float s : scales) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &s, 4);
+    u32(bits);
+  }
+  for (const auto& row : values)
+    for (std::int8_t v : row) out.push_back(static_cast<std::uint8_t>(v));
+  return out;
+}
+
+WordVectors small_table() {
+  const auto bytes = vectors_file({"the", "station", "train", "check"}, {{1, 0}, {0, 2}, {1, 1}, {-3, 4}}, {0.5f, 1, 1, 0.25f});
+  return WordVectors::parse(bytes.data(), bytes.size());
+}
+
+WordVectors committed_table() {
+  std::ifstream file(ATTN_VECTORS_FILE, std::ios::binary);
+  REQUIRE(file.good());
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return WordVectors::parse(bytes.data(), bytes.size());
+}
+
+// Parameter-free attention on a sentence with the committed vectors.
+struct SentenceAttention {
+  Strings tokens;
+  AttentionSteps steps;
+  Index at(const std::string& word) const {
+    for (std::size_t i = 0; i < tokens.size(); ++i)
+      if (tokens[i] == word) return static_cast<Index>(i);
+    FAIL("no token " << word);
+    return -1;
+  }
+};
+SentenceAttention attend_sentence(const WordVectors& table, const std::string& sentence) {
+  Embedding e = table.embed(sentence, 64);
+  SentenceAttention out;
+  for (const auto& t : e.tokens) {
+    REQUIRE(t.lookup == Lookup::Known);
+    out.tokens.push_back(t.text);
+  }
+  out.steps = parameter_free_attention(e.X, std::sqrt(static_cast<float>(table.dim())), {Score::Dot});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("tokenize: lower-case words, punctuation split off", "[text][tokenize]") {
+  REQUIRE(tokenize("The train left the station on time.") == Strings{"the", "train", "left", "the", "station", "on", "time", "."});
+  REQUIRE(tokenize("  He cashed a CHECK, at the bank!\n") == Strings{"he", "cashed", "a", "check", ",", "at", "the", "bank", "!"});
+  REQUIRE(tokenize("don't well-known -x- 'quoted' 3.5") ==
+          Strings{"don't", "well-known", "-", "x", "-", "'", "quoted", "'", "3", ".", "5"});
+  REQUIRE(tokenize("<img src=x onerror=alert(1)>") ==
+          Strings{"<", "img", "src", "=", "x", "onerror", "=", "alert", "(", "1", ")", ">"});
+  REQUIRE(tokenize("") == Strings{});
+  REQUIRE(tokenize(" \t\n ") == Strings{});
+  // UTF-8 passes through whole: accents, emoji, right-to-left script.
+  REQUIRE(tokenize("Café 🚂 שלום") == Strings{"café", "🚂", "שלום"});
+}
+
+TEST_CASE("a vectors file parses into words and de-quantised vectors", "[text][vectors]") {
+  const WordVectors table = small_table();
+  REQUIRE(table.size() == 4);
+  REQUIRE(table.dim() == 2);
+  REQUIRE(table.find("train") == 2);
+  REQUIRE(table.find("bus") == -1);
+  require_close(table.vector(0), rows({{0.5f, 0}}), 0.0f);
+  require_close(table.vector(3), rows({{-0.75f, 1}}), 0.0f);
+  REQUIRE_THROWS_WITH(table.vector(4), Contains("outside the vocabulary"));
+}
+
+TEST_CASE("embed marks unknown words with a zero vector and stems inflections", "[text][vectors]") {
+  const WordVectors table = small_table();
+  const Embedding e = table.embed("The trains left the STATION", 10);
+  REQUIRE(e.tokens.size() == 5);
+  REQUIRE(e.X.rows() == 5);
+  REQUIRE(e.tokens[0].lookup == Lookup::Known);
+  REQUIRE(e.tokens[1].lookup == Lookup::Stemmed);
+  REQUIRE(e.tokens[1].matched == "train");
+  require_close(e.X.row(1), table.vector(2), 0.0f);
+  REQUIRE(e.tokens[2].lookup == Lookup::Unknown);
+  REQUIRE(e.tokens[2].matched.empty());
+  REQUIRE(e.X.row(2).isZero(0));
+  REQUIRE(e.tokens[4].text == "station");
+  REQUIRE_THROWS_WITH(table.embed("  ", 10), Contains("empty"));
+  REQUIRE_THROWS_WITH(table.embed("the the the", 2), Contains("3 tokens; at most 2"));
+}
+
+TEST_CASE("malformed vectors files are refused with a reason", "[text][vectors][errors]") {
+  auto bytes = vectors_file({"a", "b"}, {{1}, {2}}, {1, 1});
+  auto parse = [](const std::vector<std::uint8_t>& b) { return WordVectors::parse(b.data(), b.size()); };
+  REQUIRE_NOTHROW(parse(bytes));
+  REQUIRE_THROWS_WITH(parse({}), Contains("ATTNVEC1"));
+  auto bad_magic = bytes;
+  bad_magic[0] = 'X';
+  REQUIRE_THROWS_WITH(parse(bad_magic), Contains("ATTNVEC1"));
+  for (std::size_t cut : {9u, 15u, 20u, 25u}) {
+    INFO("truncated to " << cut);
+    REQUIRE_THROWS_AS(parse(std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + cut)), AttentionError);
+  }
+  auto huge = bytes;
+  huge[8] = huge[9] = huge[10] = huge[11] = 0xff;  // 4 billion words promised
+  REQUIRE_THROWS_WITH(parse(huge), Contains("does not match its header"));
+  REQUIRE_THROWS_WITH(parse(vectors_file({"a", "a"}, {{1}, {2}}, {1, 1})), Contains("appears twice"));
+  REQUIRE_THROWS_WITH(parse(vectors_file({"a", ""}, {{1}, {2}}, {1, 1})), Contains("empty"));
+  REQUIRE_THROWS_WITH(parse(vectors_file({"a", "b"}, {{1}, {2}}, {1, -1})), Contains("scale"));
+  REQUIRE_THROWS_WITH(parse(vectors_file({"a b"}, {{1}, {2}}, {1, 1})), Contains("does not match"));
+  REQUIRE_THROWS_WITH(WordVectors::parse(nullptr, 3), Contains("null"));
+}
+
+TEST_CASE("committed vectors: 'train' attends most to 'station'", "[text][data]") {
+  const WordVectors table = committed_table();
+  REQUIRE(table.size() > 10000);
+  const SentenceAttention s = attend_sentence(table, "the train left the station on time");
+  const Index train = s.at("train");
+  Index best = -1;
+  for (Index j = 0; j < static_cast<Index>(s.tokens.size()); ++j)
+    if (j != train && (best < 0 || s.steps.weights(train, j) > s.steps.weights(train, best))) best = j;
+  INFO("row of 'train': " << s.steps.weights.row(train));
+  REQUIRE(s.tokens[static_cast<std::size_t>(best)] == "station");
+}
+
+TEST_CASE("committed vectors: 'check' weighs 'cashed' and 'bank' above the function words", "[text][data]") {
+  const WordVectors table = committed_table();
+  const SentenceAttention s = attend_sentence(table, "he cashed a check at the bank");
+  const Index check = s.at("check");
+  INFO("row of 'check': " << s.steps.weights.row(check));
+  for (const char* content : {"cashed", "bank"})
+    for (const char* function : {"he", "a", "at", "the"}) {
+      INFO(content << " vs " << function);
+      REQUIRE(s.steps.weights(check, s.at(content)) > s.steps.weights(check, s.at(function)));
+    }
+}
