@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a Debian bookworm machine (only what is missing), then the npm
+# packages from package-lock.json. Safe to run again; every other script calls it first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake g++ make libeigen3-dev catch2 emscripten nodejs chromium)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm ci only when the lock changed since the last install.
+stamp=node_modules/.package-lock.json
+if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+fi

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Every test: native Catch2 (plain and under ASan+UBSan), the wasm module under node, and the page in
+# headless Chromium. Installs what is missing first. Exits non-zero on the first failing suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+bash scripts/setup.sh
+
+echo "== native tests (Release)"
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/native -j"$jobs"
+ctest --test-dir build/native --output-on-failure -j"$jobs"
+
+echo "== native tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Debug -DATTN_SANITIZE=ON >/dev/null
+cmake --build build/sanitize -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build/sanitize --output-on-failure -j"$jobs"
+
+echo "== wasm module (node) and page (headless Chromium)"
+bash scripts/build.sh
+node --test tests/wasm/ tests/web/

@@ -1,0 +1,122 @@
+// The wasm module through its JS API under node: seed 003's numbers, the other entry points, and errors.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { load, root } from './load.mjs';
+
+let api, core;
+before(async () => ({ api, core } = await load()));
+
+const inputs = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]];
+const seed003 = {
+  Wk: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+  Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
+  Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]],
+};
+
+function assertClose(actual, expected, tolerance, what) {
+  const rows = api.toRows(actual);
+  assert.equal(rows.length, expected.length, `${what}: rows`);
+  rows.forEach((row, r) => {
+    assert.equal(row.length, expected[r].length, `${what}: columns of row ${r}`);
+    row.forEach((value, c) =>
+      assert.ok(Math.abs(value - expected[r][c]) <= tolerance, `${what}[${r}][${c}] = ${value}, expected ${expected[r][c]}`));
+  });
+}
+
+test('seed 003 through the JS API reproduces every printed number', () => {
+  const s = core.attention(inputs, seed003, { score: 'dot' });
+  assertClose(s.K, [[0, 1, 1], [4, 4, 0], [2, 3, 1]], 1e-5, 'keys');
+  assertClose(s.Q, [[1, 0, 2], [2, 2, 2], [2, 1, 3]], 1e-5, 'queries');
+  assertClose(s.V, [[1, 2, 3], [2, 8, 0], [2, 6, 3]], 1e-5, 'values');
+  assertClose(s.scores, [[2, 4, 4], [4, 16, 12], [4, 12, 10]], 1e-5, 'scores');
+  assertClose(s.weights, [[6.3379e-2, 4.6831e-1, 4.6831e-1], [6.0337e-6, 9.8201e-1, 1.7986e-2],
+    [2.9539e-4, 8.8054e-1, 1.1917e-1]], 1e-5, 'softmax');
+  assertClose(s.output, [[1.936621, 6.683105, 1.595068], [1.999994, 7.963992, 0.053976],
+    [1.999705, 7.759892, 0.358389]], 1e-5, 'outputs');
+  assert.ok(s.weights.data instanceof Float32Array);
+});
+
+test('seed 003 scaled by √3 (the default score)', () => {
+  const s = core.attention(inputs, seed003);
+  assertClose({ rows: 1, cols: 3, data: s.weights.data.subarray(0, 3) }, [[0.136126, 0.431937, 0.431937]], 1e-5, 'row 1');
+});
+
+test('matrices may be given as {rows, cols, data} and results survive later calls', () => {
+  const X = api.matrix(inputs);
+  const first = core.attention(X, seed003, { score: 'dot' });
+  const copy = Float32Array.from(first.weights.data);
+  for (let i = 0; i < 50; i++) core.attention(api.matrix(Array.from({ length: 64 }, () => [1, 2, 3, 4])), seed003);
+  assert.deepEqual(first.weights.data, copy);
+});
+
+test('column convention and hand shortcuts', () => {
+  const X = api.matrix(inputs);
+  const T = (m) => api.toRows(m)[0].map((_, c) => api.toRows(m).map((row) => row[c]));
+  const byColumns = core.attentionByColumns(T(X), { Wq: T(api.matrix(seed003.Wq)), Wk: T(api.matrix(seed003.Wk)), Wv: T(api.matrix(seed003.Wv)) }, { score: 'dot' });
+  assertClose(byColumns.weights, T(core.attention(X, seed003, { score: 'dot' }).weights), 1e-6, 'Aᵀ');
+  const hand = core.attention(X, seed003, { handShortcuts: true });
+  assertClose(hand.scaled, [[1, 2, 2], [2, 8, 6], [2, 6, 5]], 0, 'floor(x/2)');
+  assert.ok(Math.abs(hand.weights.data[0] - 3 / (3 + 9 + 9)) < 1e-6, '3^x');
+});
+
+test('parameter-free attention, masks, softmax and multi-head', () => {
+  const p = core.parameterFree([[1, 0], [0, 2], [1, 1]], 2, { causal: true });
+  assertClose(p.scores, [[1, 0, 1], [0, 4, 2], [1, 2, 2]], 1e-6, 'X·Xᵀ');
+  assert.equal(p.weights.data[1], 0);
+  assert.equal(p.scaled.data[1], -Infinity);
+  const padded = core.attention(inputs, seed003, { keyPadding: [true, true, true] });
+  assert.ok(padded.weights.data.every((w) => w === 0), 'fully masked rows are zero, not NaN');
+  const s = core.softmax([[1e4, -1e4, 0], [0, 0, 0]], { axis: 'rows' });
+  assertClose(s, [[1, 0, 0], [1 / 3, 1 / 3, 1 / 3]], 1e-6, 'softmax');
+  assertClose(core.softmax([[0, 1], [0, 1]], { axis: 'columns' }), [[0.5, 0.5], [0.5, 0.5]], 1e-6, 'by columns');
+  const identity = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
+  const m = core.multiHead(inputs, { heads: [seed003, seed003], Wo: [...identity, ...identity].map((r) => [...r]) }, { score: 'dot' });
+  assert.equal(m.heads.length, 2);
+  assert.deepEqual([m.concat.rows, m.concat.cols], [3, 6]);
+  const single = core.attention(inputs, seed003, { score: 'dot' }).output.data;
+  m.output.data.forEach((v, i) => assert.ok(Math.abs(v - 2 * single[i]) < 1e-5));
+});
+
+test('errors arrive as AttentionError with the core message', () => {
+  const throwsWith = (fn, pattern) => assert.throws(fn, (e) => e instanceof api.AttentionError && pattern.test(e.message), String(pattern));
+  throwsWith(() => core.attention([[1, 2, 3]], seed003), /W_Q is 4×3 but must be 3×d_out/);
+  throwsWith(() => core.attention([[1, 0, 1, NaN]], seed003), /X \(1×4\) has NaN at row 0, column 3/);
+  throwsWith(() => core.attention([], seed003), /X is 0×0/);
+  throwsWith(() => core.attention([[1, 2], [3]], seed003), /row 1 has 1 values/);
+  throwsWith(() => core.attention(inputs, seed003, { temperature: 0 }), /temperature must be a finite number > 0/);
+  throwsWith(() => core.attention(inputs, seed003, { temperature: 'hot' }), /temperature is "hot"/);
+  throwsWith(() => core.attention(inputs, seed003, { score: 'magic' }), /unknown score "magic"/);
+  throwsWith(() => core.attention(inputs, { ...seed003, bq: [1, 2] }), /b_Q has 2 entries/);
+  throwsWith(() => core.parameterFree(inputs, -1), /constant c/);
+  throwsWith(() => core.softmax([[Infinity]]), /\+Inf/);
+  throwsWith(() => core.multiHead(inputs, { heads: [seed003], Wo: [[1]] }), /W_O is 1×1/);
+  throwsWith(() => core.loadVectors(new Uint8Array([1, 2, 3])), /ATTNVEC1/);
+  // The module keeps working after errors.
+  assert.equal(core.attention(inputs, seed003).weights.rows, 3);
+});
+
+test('tokenize and the committed word vectors', async () => {
+  assert.deepEqual(core.tokenize('The train, left!'), ['the', 'train', ',', 'left', '!']);
+  assert.deepEqual(core.tokenize('<b>hi</b> 🚂'), ['<', 'b', '>', 'hi', '<', '/', 'b', '>', '🚂']);
+  const vectors = core.loadVectors(await readFile(path.join(root, 'data/vectors.bin')));
+  try {
+    assert.ok(vectors.size > 10000);
+    const e = vectors.embed('The train left the station on time qwzxvq', 64);
+    assert.deepEqual(e.tokens.map((t) => t.text), ['the', 'train', 'left', 'the', 'station', 'on', 'time', 'qwzxvq']);
+    assert.equal(e.tokens[7].lookup, 'unknown');
+    assert.equal(e.X.rows, 8);
+    assert.equal(e.X.cols, vectors.dim);
+    assert.ok(e.X.data.subarray(7 * vectors.dim).every((v) => v === 0));
+    const s = core.parameterFree(e.X, Math.sqrt(vectors.dim));
+    const row = api.toRows(s.weights)[1];
+    const best = row.map((w, j) => [w, j]).filter(([, j]) => j !== 1).sort((a, b) => b[0] - a[0])[0][1];
+    assert.equal(e.tokens[best].text, 'station');
+    assert.throws(() => vectors.embed('   '), /empty/);
+    assert.throws(() => vectors.embed('a '.repeat(2000), 64), /2000 tokens; at most 64/);
+  } finally {
+    vectors.delete();
+  }
+  assert.throws(() => vectors.embed('x'), /deleted/);
+});

@@ -1,0 +1,16 @@
+// Loads the built wasm package (build/wasm, or $ATTN_WASM_DIR) for the node tests.
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const wasmDir = path.resolve(root, process.env.ATTN_WASM_DIR ?? 'build/wasm');
+
+export async function load() {
+  const entry = path.join(wasmDir, 'attention.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: build the wasm module first (scripts/build.sh)`);
+  const api = await import(pathToFileURL(entry).href);
+  const core = await api.loadAttention({ wasmBinary: await readFile(path.join(wasmDir, 'attention_wasm.wasm')) });
+  return { api, core };
+}

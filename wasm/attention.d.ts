@@ -1,0 +1,102 @@
+// Types of the friendly JS API over the WebAssembly attention core (wasm/attention.js).
+
+/** A row-major matrix: data[r * cols + c]. */
+export interface Matrix {
+  rows: number;
+  cols: number;
+  data: Float32Array;
+}
+
+/** Anything that can become a Matrix: a Matrix, or an array of equal-length rows. */
+export type MatrixInput = Matrix | ArrayLike<number>[];
+
+export type Score = 'dot' | 'scaled_dot' | 'cosine' | 'additive';
+
+export interface AttentionOptions {
+  /** How queries meet keys; default 'scaled_dot' (parameterFree ignores it: always dot / constant). */
+  score?: Score;
+  /** softmax(scores / temperature); default 1, must be > 0. */
+  temperature?: number;
+  /** Query i sees keys j <= i only. */
+  causal?: boolean;
+  /** One entry per token; true/1 = padding, never attended to. */
+  keyPadding?: ArrayLike<number | boolean>;
+  /** The hand-exercise shortcuts of the by-hand sheets: 3^x for e^x, floor(x/2) for ÷√d_k. */
+  handShortcuts?: boolean;
+  /** Weights of additive scoring vᵀ tanh(W1 q + W2 k): W1, W2 are d_a × d_k, v has d_a entries. */
+  additive?: { W1: MatrixInput; W2: MatrixInput; v: ArrayLike<number> };
+}
+
+export interface HeadWeights {
+  Wq: MatrixInput; Wk: MatrixInput; Wv: MatrixInput;
+  bq?: ArrayLike<number>; bk?: ArrayLike<number>; bv?: ArrayLike<number>;
+}
+
+/** Every intermediate of one head. Row convention: scores/scaled/weights are T×T, query rows, key columns. */
+export interface AttentionSteps {
+  Q: Matrix; K: Matrix; V: Matrix;
+  scores: Matrix;   // raw scores
+  scaled: Matrix;   // after ÷√d_k and ÷temperature; masked entries are -Infinity
+  weights: Matrix;  // softmax; rows sum to 1 (columns in the column convention)
+  output: Matrix;   // weights · V  (V · A in the column convention)
+}
+
+export interface MultiHeadResult {
+  heads: AttentionSteps[];
+  concat: Matrix;
+  output: Matrix;
+}
+
+export interface EmbeddedToken {
+  text: string;
+  /** 'known': in the vocabulary; 'stemmed': an inflection stripped matched `matched`; 'unknown': zero vector. */
+  lookup: 'known' | 'stemmed' | 'unknown';
+  matched: string;
+}
+
+export interface Embedding {
+  tokens: EmbeddedToken[];
+  /** T × dim, one row per token. */
+  X: Matrix;
+}
+
+export interface WordVectors {
+  readonly size: number;
+  readonly dim: number;
+  /** Tokenise and embed; throws AttentionError for no tokens or more than maxTokens (default 256). */
+  embed(text: string, maxTokens?: number): Embedding;
+  /** Frees the wasm-side table. Calling anything afterwards throws. */
+  delete(): void;
+}
+
+/** Raised for every shape or value problem; message is the C++ core's (it names shapes and bad values). */
+export class AttentionError extends Error {}
+
+export interface AttentionCore {
+  softmax(logits: MatrixInput, options?: { axis?: 'rows' | 'columns'; temperature?: number }): Matrix;
+  tokenize(text: string): string[];
+  /** Seed 000's equation I: softmax(X Xᵀ / constant) X. Q = K = V = X. */
+  parameterFree(X: MatrixInput, constant: number, options?: AttentionOptions): AttentionSteps;
+  /** Row convention (PyTorch): X is T × d_model, Q = X Wq + bq … */
+  attention(X: MatrixInput, weights: HeadWeights, options?: AttentionOptions): AttentionSteps;
+  /** Column convention (by hand): X is d_model × T, Q = Wq X, scores = Kᵀ Q, softmax down columns. */
+  attentionByColumns(X: MatrixInput, weights: HeadWeights, options?: AttentionOptions): AttentionSteps;
+  multiHead(X: MatrixInput, weights: { heads: HeadWeights[]; Wo: MatrixInput; bo?: ArrayLike<number> },
+            options?: AttentionOptions): MultiHeadResult;
+  /** Parse the project's vectors file (data/vectors.bin). */
+  loadVectors(bytes: Uint8Array | ArrayBuffer): WordVectors;
+}
+
+export interface LoadOptions {
+  /** The .wasm bytes (required under node; in browsers the file next to the glue is fetched). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Where to find attention_wasm.wasm when fetching (browser); default: beside the glue script. */
+  locateFile?: (path: string, scriptDirectory: string) => string;
+}
+
+/** Instantiates the module once per call; share the result. */
+export function loadAttention(options?: LoadOptions): Promise<AttentionCore>;
+/** Helper: build a Matrix from rows. */
+export function matrix(rows: ArrayLike<number>[]): Matrix;
+/** Helper: a Matrix as an array of plain-number rows. */
+export function toRows(m: Matrix): number[][];

@@ -1,0 +1,181 @@
+// The friendly JS API over the WebAssembly attention core (types in attention.d.ts).
+// It only converts: plain arrays or Float32Arrays in, {rows, cols, data} matrices out, and the core's
+// errors rethrown as AttentionError. Every number comes from the C++ core.
+import createAttentionModule from './attention_wasm.js';
+
+/** Raised for every shape or value problem; the message is the C++ core's. */
+export class AttentionError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'AttentionError';
+  }
+}
+
+/** A row-major {rows, cols, data} matrix from an array of equal-length rows. */
+export function matrix(rows) {
+  if (!Array.isArray(rows) && !(rows && typeof rows.length === 'number')) {
+    throw new AttentionError('a matrix must be an array of rows');
+  }
+  const rowCount = rows.length;
+  const cols = rowCount ? rows[0].length : 0;
+  const data = new Float32Array(rowCount * cols);
+  for (let r = 0; r < rowCount; r++) {
+    const row = rows[r];
+    if (!row || row.length !== cols) {
+      throw new AttentionError(`row ${r} has ${row ? row.length : 0} values but row 0 has ${cols}`);
+    }
+    for (let c = 0; c < cols; c++) data[r * cols + c] = toNumber(row[c], `row ${r}, column ${c}`);
+  }
+  return { rows: rowCount, cols, data };
+}
+
+/** A matrix as an array of plain-number rows. */
+export function toRows(m) {
+  const out = [];
+  for (let r = 0; r < m.rows; r++) out.push(Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
+  return out;
+}
+
+function toNumber(value, where) {
+  // Strings like "2" are refused rather than coerced: a typo in a cell should be reported, not guessed.
+  if (typeof value !== 'number') throw new AttentionError(`${where} is ${JSON.stringify(value)}, not a number`);
+  return value;
+}
+
+function asMatrix(input, name) {
+  if (input === undefined || input === null) throw new AttentionError(`${name} is missing`);
+  if (input.data !== undefined) {
+    const { rows, cols, data } = input;
+    if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < 0 || cols < 0) {
+      throw new AttentionError(`${name} needs whole-number rows and cols, got ${rows}×${cols}`);
+    }
+    const values = data instanceof Float32Array ? data : Float32Array.from(data, Number);
+    if (values.length !== rows * cols) {
+      throw new AttentionError(`${name} says ${rows}×${cols} but holds ${values.length} values`);
+    }
+    return { rows, cols, data: values };
+  }
+  try {
+    return matrix(input);
+  } catch (e) {
+    throw new AttentionError(`${name}: ${e.message}`);
+  }
+}
+
+function asVector(input, name) {
+  if (input === undefined || input === null) return undefined;
+  if (typeof input.length !== 'number') throw new AttentionError(`${name} must be an array of numbers`);
+  const out = new Float32Array(input.length);
+  for (let i = 0; i < input.length; i++) out[i] = toNumber(input[i], `${name}[${i}]`);
+  return out;
+}
+
+const SCORES = ['dot', 'scaled_dot', 'cosine', 'additive'];
+
+// Options are checked for type here because a wrongly typed value would otherwise throw inside
+// Embind's conversion, in the middle of a wasm call.
+function asOptions(options = {}) {
+  if (options === null || typeof options !== 'object') throw new AttentionError('options must be an object');
+  const out = {};
+  if (options.score !== undefined) {
+    if (!SCORES.includes(options.score)) {
+      throw new AttentionError(`unknown score ${JSON.stringify(options.score)}; use ${SCORES.join(', ')}`);
+    }
+    out.score = options.score;
+  }
+  if (options.temperature !== undefined) out.temperature = toNumber(options.temperature, 'temperature');
+  out.causal = Boolean(options.causal);
+  out.handShortcuts = Boolean(options.handShortcuts);
+  if (options.keyPadding !== undefined && options.keyPadding !== null) {
+    out.keyPadding = Float32Array.from(options.keyPadding, (flag) => (flag ? 1 : 0));
+  }
+  if (options.additive) {
+    const { W1, W2, v } = options.additive;
+    out.additive = { W1: asMatrix(W1, 'additive.W1'), W2: asMatrix(W2, 'additive.W2'), v: asVector(v, 'additive.v') ?? new Float32Array(0) };
+  }
+  return out;
+}
+
+function asHead(weights, name = 'weights') {
+  if (!weights || typeof weights !== 'object') throw new AttentionError(`${name} must be {Wq, Wk, Wv}`);
+  const head = {
+    Wq: asMatrix(weights.Wq, `${name}.Wq`),
+    Wk: asMatrix(weights.Wk, `${name}.Wk`),
+    Wv: asMatrix(weights.Wv, `${name}.Wv`),
+  };
+  for (const b of ['bq', 'bk', 'bv']) {
+    const v = asVector(weights[b], `${name}.${b}`);
+    if (v) head[b] = v;
+  }
+  return head;
+}
+
+function checked(result) {
+  if (result instanceof Error) throw new AttentionError(result.message);
+  return result;
+}
+
+/** Instantiates the wasm module. Under node pass {wasmBinary}; in a browser the .wasm beside the glue is fetched. */
+export async function loadAttention(options = {}) {
+  const raw = await createAttentionModule(options);
+
+  class WordVectors {
+    #handle;
+    constructor(handle) {
+      this.#handle = handle;
+      this.size = handle.size();
+      this.dim = handle.dim();
+    }
+    embed(text, maxTokens = 256) {
+      if (!this.#handle) throw new AttentionError('these word vectors were deleted');
+      if (typeof text !== 'string') throw new AttentionError('embed needs a string');
+      if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new AttentionError('maxTokens must be a whole number ≥ 1');
+      return checked(this.#handle.embed(text, maxTokens));
+    }
+    delete() {
+      if (this.#handle) this.#handle.delete();
+      this.#handle = null;
+    }
+  }
+
+  return {
+    softmax(logits, { axis = 'rows', temperature = 1 } = {}) {
+      if (axis !== 'rows' && axis !== 'columns') throw new AttentionError(`axis must be 'rows' or 'columns', got ${JSON.stringify(axis)}`);
+      return checked(raw.softmax(asMatrix(logits, 'logits'), axis === 'columns', toNumber(temperature, 'temperature')));
+    },
+    tokenize(text) {
+      if (typeof text !== 'string') throw new AttentionError('tokenize needs a string');
+      return checked(raw.tokenize(text));
+    },
+    parameterFree(X, constant, options) {
+      return checked(raw.parameterFree(asMatrix(X, 'X'), toNumber(constant, 'constant'), asOptions(options)));
+    },
+    attention(X, weights, options) {
+      return checked(raw.attention(asMatrix(X, 'X'), asHead(weights), asOptions(options), false));
+    },
+    attentionByColumns(X, weights, options) {
+      return checked(raw.attention(asMatrix(X, 'X'), asHead(weights), asOptions(options), true));
+    },
+    multiHead(X, weights, options) {
+      if (!weights || !Array.isArray(weights.heads)) throw new AttentionError('multiHead needs weights.heads, an array of heads');
+      const packed = {
+        heads: weights.heads.map((h, i) => asHead(h, `heads[${i}]`)),
+        Wo: asMatrix(weights.Wo, 'Wo'),
+      };
+      const bo = asVector(weights.bo, 'bo');
+      if (bo) packed.bo = bo;
+      return checked(raw.multiHead(asMatrix(X, 'X'), packed, asOptions(options)));
+    },
+    loadVectors(bytes) {
+      const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+      if (!(view instanceof Uint8Array)) throw new AttentionError('loadVectors needs a Uint8Array or ArrayBuffer');
+      const handle = new raw.WordVectors();
+      const error = handle.load(view);
+      if (error instanceof Error) {
+        handle.delete();
+        throw new AttentionError(error.message);
+      }
+      return new WordVectors(handle);
+    },
+  };
+}

@@ -1,0 +1,218 @@
+// Embind bindings over the attention core: plain JS objects in and out, nothing recomputed here.
+// Errors never cross the boundary as C++ exceptions (they leak in Emscripten 3.1.6): each entry point
+// catches them and returns a JS Error, which wasm/attention.js rethrows as an AttentionError.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <string>
+#include <vector>
+
+#include "attention/attention.hpp"
+#include "attention/text.hpp"
+
+using emscripten::val;
+using namespace attn;
+
+namespace {
+
+// ---- JS → C++ -------------------------------------------------------------------------------------
+// A matrix arrives as {rows, cols, data: Float32Array}; the wrapper has already checked it is one.
+Matrix to_matrix(const val& m, const char* name) {
+  if (m.isUndefined() || m.isNull()) throw AttentionError(std::string(name) + " is missing");
+  const Index rows = m["rows"].as<Index>(), cols = m["cols"].as<Index>();
+  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(m["data"]);
+  if (rows < 0 || cols < 0 || static_cast<std::size_t>(rows * cols) != data.size())
+    throw AttentionError(std::string(name) + " says " + std::to_string(rows) + "×" + std::to_string(cols) +
+                         " but holds " + std::to_string(data.size()) + " values");
+  return Eigen::Map<const Matrix>(data.data(), rows, cols);
+}
+
+Vector to_vector(const val& v) {
+  if (v.isUndefined() || v.isNull()) return {};
+  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
+  return Eigen::Map<const Vector>(data.data(), static_cast<Index>(data.size()));
+}
+
+Score to_score(const std::string& name) {
+  if (name == "dot") return Score::Dot;
+  if (name == "scaled_dot") return Score::ScaledDot;
+  if (name == "cosine") return Score::Cosine;
+  if (name == "additive") return Score::Additive;
+  throw AttentionError("unknown score \"" + name + "\"; use dot, scaled_dot, cosine or additive");
+}
+
+AttentionOptions to_options(const val& o, Score default_score) {
+  AttentionOptions options;
+  options.score = default_score;
+  if (o.isUndefined() || o.isNull()) return options;
+  if (!o["score"].isUndefined()) options.score = to_score(o["score"].as<std::string>());
+  if (!o["temperature"].isUndefined()) options.temperature = o["temperature"].as<float>();
+  options.causal = o["causal"].as<bool>();
+  options.hand_shortcuts = o["handShortcuts"].as<bool>();
+  if (!o["keyPadding"].isUndefined() && !o["keyPadding"].isNull())
+    for (float flag : emscripten::convertJSArrayToNumberVector<float>(o["keyPadding"]))
+      options.key_padding.push_back(flag != 0 ? 1 : 0);
+  const val additive = o["additive"];
+  if (!additive.isUndefined() && !additive.isNull())
+    options.additive = {to_matrix(additive["W1"], "additive.W1"), to_matrix(additive["W2"], "additive.W2"),
+                        to_vector(additive["v"])};
+  return options;
+}
+
+HeadWeights to_head(const val& w) {
+  if (w.isUndefined() || w.isNull()) throw AttentionError("head weights are missing");
+  return {to_matrix(w["Wq"], "Wq"), to_matrix(w["Wk"], "Wk"), to_matrix(w["Wv"], "Wv"),
+          to_vector(w["bq"]), to_vector(w["bk"]), to_vector(w["bv"])};
+}
+
+// ---- C++ → JS -------------------------------------------------------------------------------------
+// The data is copied into a JS-owned Float32Array: a bare view of the wasm heap would die when the
+// heap grows or the matrix is freed.
+val to_js(const Matrix& m) {
+  val out = val::object();
+  out.set("rows", static_cast<double>(m.rows()));
+  out.set("cols", static_cast<double>(m.cols()));
+  out.set("data", val::global("Float32Array")
+                      .new_(emscripten::typed_memory_view(static_cast<std::size_t>(m.size()), m.data())));
+  return out;
+}
+
+val to_js(const AttentionSteps& s) {
+  val out = val::object();
+  out.set("Q", to_js(s.Q));
+  out.set("K", to_js(s.K));
+  out.set("V", to_js(s.V));
+  out.set("scores", to_js(s.scores));
+  out.set("scaled", to_js(s.scaled));
+  out.set("weights", to_js(s.weights));
+  out.set("output", to_js(s.output));
+  return out;
+}
+
+// Runs `body`, turning any exception into a returned JS Error carrying its message.
+template <typename Body>
+val guarded(Body&& body) {
+  try {
+    return body();
+  } catch (const AttentionError& e) {
+    return val::global("Error").new_(std::string(e.what()));
+  } catch (const std::bad_alloc&) {
+    return val::global("Error").new_(std::string("out of memory: the input is too large"));
+  } catch (const std::exception& e) {
+    return val::global("Error").new_(std::string("internal error: ") + e.what());
+  }
+}
+
+// ---- entry points ---------------------------------------------------------------------------------
+val softmax_js(val logits, bool by_columns, float temperature) {
+  return guarded([&] {
+    return to_js(softmax(to_matrix(logits, "logits"), by_columns ? Axis::Columns : Axis::Rows, temperature));
+  });
+}
+
+val tokenize_js(std::string text) {
+  return guarded([&] {
+    val out = val::array();
+    for (const std::string& token : tokenize(text)) out.call<void>("push", token);
+    return out;
+  });
+}
+
+val parameter_free_js(val X, float constant, val options) {
+  return guarded([&] {
+    return to_js(parameter_free_attention(to_matrix(X, "X"), constant, to_options(options, Score::Dot)));
+  });
+}
+
+val attention_js(val X, val weights, val options, bool by_columns) {
+  return guarded([&] {
+    const Matrix x = to_matrix(X, "X");
+    const HeadWeights w = to_head(weights);
+    const AttentionOptions o = to_options(options, Score::ScaledDot);
+    return to_js(by_columns ? attention_by_columns(x, w, o) : attention(x, w, o));
+  });
+}
+
+val multi_head_js(val X, val weights, val options) {
+  return guarded([&] {
+    MultiHeadWeights w;
+    const val heads = weights["heads"];
+    if (heads.isUndefined() || !heads.isArray()) throw AttentionError("multiHead needs weights.heads, an array of heads");
+    const unsigned count = heads["length"].as<unsigned>();
+    for (unsigned h = 0; h < count; ++h) w.heads.push_back(to_head(heads[h]));
+    w.W_O = to_matrix(weights["Wo"], "Wo");
+    w.b_O = to_vector(weights["bo"]);
+    const MultiHeadSteps steps = multi_head_attention(to_matrix(X, "X"), w, to_options(options, Score::ScaledDot));
+    val out = val::object();
+    val head_steps = val::array();
+    for (const AttentionSteps& s : steps.heads) head_steps.call<void>("push", to_js(s));
+    out.set("heads", head_steps);
+    out.set("concat", to_js(steps.concat));
+    out.set("output", to_js(steps.output));
+    return out;
+  });
+}
+
+const char* lookup_name(Lookup lookup) {
+  switch (lookup) {
+    case Lookup::Known: return "known";
+    case Lookup::Stemmed: return "stemmed";
+    case Lookup::Unknown: break;
+  }
+  return "unknown";
+}
+
+// The vector table lives on the wasm heap between calls; JS must delete() it.
+class WordVectorsHandle {
+ public:
+  // Returns null on success, or an Error saying why the bytes are not a vectors file.
+  val load(val bytes) {
+    return guarded([&] {
+      const std::vector<std::uint8_t> data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
+      table_ = WordVectors::parse(data.data(), data.size());
+      loaded_ = true;
+      return val::null();
+    });
+  }
+  unsigned size() const { return static_cast<unsigned>(table_.size()); }
+  unsigned dim() const { return loaded_ ? static_cast<unsigned>(table_.dim()) : 0; }
+
+  val embed(std::string text, unsigned max_tokens) const {
+    return guarded([&] {
+      if (!loaded_) throw AttentionError("no vectors are loaded");
+      const Embedding e = table_.embed(text, max_tokens);
+      val tokens = val::array();
+      for (const EmbeddedToken& t : e.tokens) {
+        val token = val::object();
+        token.set("text", t.text);
+        token.set("lookup", std::string(lookup_name(t.lookup)));
+        token.set("matched", t.matched);
+        tokens.call<void>("push", token);
+      }
+      val out = val::object();
+      out.set("tokens", tokens);
+      out.set("X", to_js(e.X));
+      return out;
+    });
+  }
+
+ private:
+  WordVectors table_;
+  bool loaded_ = false;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_core) {
+  emscripten::function("softmax", &softmax_js);
+  emscripten::function("tokenize", &tokenize_js);
+  emscripten::function("parameterFree", &parameter_free_js);
+  emscripten::function("attention", &attention_js);
+  emscripten::function("multiHead", &multi_head_js);
+  emscripten::class_<WordVectorsHandle>("WordVectors")
+      .constructor<>()
+      .function("load", &WordVectorsHandle::load)
+      .function("size", &WordVectorsHandle::size)
+      .function("dim", &WordVectorsHandle::dim)
+      .function("embed", &WordVectorsHandle::embed);
+}
