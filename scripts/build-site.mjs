@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// Builds the static page into build/site/:
+//   app.js                 web/app.js bundled by esbuild, with 'attention-core' = build/wasm/attention.js
+//   attention_wasm.wasm    from the Emscripten build (build/wasm/)
+//   vectors.bin            data/vectors.bin
+//   index.html, style.css  from web/
+// Needs the wasm build first:  emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm
+import { build } from 'esbuild';
+import { copyFile, mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'build', 'site');
+const wrapper = join(root, 'build', 'wasm', 'attention.js');
+const inputs = {
+  entry: join(root, 'web', 'app.js'),
+  wrapper,
+  glue: join(root, 'build', 'wasm', 'attention_wasm.js'),
+};
+const copies = [
+  [join(root, 'web', 'index.html'), 'index.html'],
+  [join(root, 'web', 'style.css'), 'style.css'],
+  [join(root, 'build', 'wasm', 'attention_wasm.wasm'), 'attention_wasm.wasm'],
+  [join(root, 'data', 'vectors.bin'), 'vectors.bin'],
+];
+
+const missing = [];
+for (const file of [...Object.values(inputs), ...copies.map(([from]) => from)]) {
+  try {
+    if (!(await stat(file)).isFile()) missing.push(file);
+  } catch {
+    missing.push(file);
+  }
+}
+if (missing.length) {
+  console.error('build-site: missing input file(s):');
+  for (const file of missing) console.error(`  ${relative(root, file)}`);
+  if (missing.some((f) => f.startsWith(join(root, 'build', 'wasm')))) {
+    console.error('Build the WebAssembly module first (emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm).');
+  }
+  if (missing.includes(join(root, 'data', 'vectors.bin'))) console.error('Make the word vectors first (data/vectors.bin).');
+  process.exit(1);
+}
+
+// The page imports the core as 'attention-core'; point it at the wrapper the wasm build wrote.
+const attentionCore = {
+  name: 'attention-core',
+  setup(b) {
+    b.onResolve({ filter: /^attention-core$/ }, () => ({ path: wrapper }));
+  },
+};
+
+// d3-scale-chromatic ships one module whose top level builds every scheme, so a bundler keeps all of
+// them (~30 KiB) for one interpolateViridis. Marking each top-level `var x = <expr>;` as a pure
+// expression lets esbuild drop the unused ones. Behaviour is unchanged (each expression still runs
+// when its variable is used); if a future version's layout does not match, nothing is rewritten.
+const pureD3Schemes = {
+  name: 'pure-d3-scale-chromatic',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]d3-scale-chromatic[\\/]dist[\\/][^\\/]+\.mjs$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const contents = source
+        .replace(/^var ([\w$]+) = ((?:(?!^var |^function |^export )[\s\S])*?);\n(?=\n)/gm, (all, name, expr) =>
+          /,\n\s+[\w$]+ = /.test(expr) ? all : `var ${name} = /* @__PURE__ */ (() => ${expr})();\n`)
+        .replace(/^var c = rgb\(\),/m, 'var c = /* @__PURE__ */ rgb(),');
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+await rm(out, { recursive: true, force: true });
+await mkdir(out, { recursive: true });
+
+try {
+  await build({
+    entryPoints: [inputs.entry],
+    outfile: join(out, 'app.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2020',
+    minify: true,
+    sourcemap: false,
+    legalComments: 'none',
+    // The Emscripten glue has node-only branches (require('fs') etc.) that never run in a browser.
+    external: ['fs', 'path', 'crypto', 'module', 'url', 'worker_threads', 'node:*'],
+    plugins: [attentionCore, pureD3Schemes],
+    logLevel: 'warning',
+  });
+} catch {
+  console.error('build-site: esbuild failed (see above).');
+  process.exit(1);
+}
+for (const [from, name] of copies) await copyFile(from, join(out, name));
+
+const rows = [];
+for (const name of (await readdir(out)).sort()) {
+  const bytes = await readFile(join(out, name));
+  rows.push([name, bytes.length, gzipSync(bytes, { level: 9 }).length]);
+}
+const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
+const width = Math.max(...rows.map(([n]) => n.length));
+console.log(`build-site: wrote ${relative(process.cwd(), out) || '.'}/`);
+for (const [name, raw, gz] of rows) console.log(`  ${name.padEnd(width)}  ${kb(raw).padStart(10)}  gzip ${kb(gz).padStart(10)}`);
+const total = rows.reduce((a, [, raw, gz]) => [a[0] + raw, a[1] + gz], [0, 0]);
+console.log(`  ${'total'.padEnd(width)}  ${kb(total[0]).padStart(10)}  gzip ${kb(total[1]).padStart(10)}`);

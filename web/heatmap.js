@@ -1,0 +1,218 @@
+// Draws an attention-weight matrix (computed elsewhere, by the wasm core) as an SVG heatmap.
+// Only presentation lives here: colours, labels, layout, hover and keyboard focus.
+// User text reaches the DOM through textContent/setAttribute only, never as markup.
+import { interpolateViridis } from 'd3-scale-chromatic';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const MAX_LABEL_CHARS = 16;
+
+function el(name, attrs = {}, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+let measureCtx;
+function textWidth(text, font) {
+  measureCtx ??= document.createElement('canvas').getContext('2d');
+  measureCtx.font = font;
+  return measureCtx.measureText(text).width;
+}
+
+/** The label a token shows: its text, shortened if long, with "?" for unknown and "*" for stemmed. */
+export function labelOf(token) {
+  const t = [...token.text];
+  const text = t.length > MAX_LABEL_CHARS ? t.slice(0, MAX_LABEL_CHARS - 1).join('') + '…' : token.text;
+  return text + (token.lookup === 'unknown' ? '?' : token.lookup === 'stemmed' ? '*' : '');
+}
+
+/** Dark text on light cells, light text on dark ones ("#rrggbb" input). */
+function inkOn(hex) {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 ? '#111' : '#fff';
+}
+
+export const format4 = (w) => w.toFixed(4);
+
+/**
+ * Replaces the contents of `container` with a heatmap of `weights` (Matrix: rows = queries,
+ * columns = keys) labelled by `tokens`, and the legend into `legend`.
+ * onFocusCell(info | null) is called on hover and keyboard focus with
+ * { row, col, weight, query, key }.
+ */
+export function drawHeatmap(container, legend, tokens, weights, onFocusCell, focusAt) {
+  const T = weights.rows;
+  const { data } = weights;
+  let max = 0;
+  for (let i = 0; i < data.length; i++) if (data[i] > max) max = data[i];
+  const colour = (w) => interpolateViridis(max > 0 ? w / max : 0);
+
+  const cell = T <= 8 ? 46 : T <= 12 ? 38 : T <= 20 ? 28 : 18;
+  const showValues = cell >= 38;
+  const fontPx = cell >= 28 ? 14 : 12;
+  const angle = cell >= 28 ? 45 : 65; // column labels, degrees above the horizontal: steeper when packed
+  const rad = (angle * Math.PI) / 180;
+  const font = `${fontPx}px ${getComputedStyle(container).fontFamily}`;
+  const labels = tokens.map(labelOf);
+  const labelW = Math.ceil(Math.max(...labels.map((l) => textWidth(l, font)))) + 4;
+  const left = Math.max(labelW + 12, 84);
+  const top = Math.ceil(labelW * Math.sin(rad) + fontPx) + 14;
+  const gridW = T * cell;
+  const right = Math.max(0, Math.ceil(labelW * Math.cos(rad) - cell / 2)) + 8;
+  const width = left + gridW + right;
+  const height = top + gridW + 8;
+
+  const svg = el('svg', {
+    class: 'heatmap',
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    role: 'grid',
+    'aria-label': `Attention weights: ${T} query words (rows) by ${T} key words (columns). Use the arrow keys to read each weight.`,
+    'aria-rowcount': T + 1,
+    'aria-colcount': T + 1,
+    tabindex: -1, // chromium would otherwise put the svg itself in the tab order, before the cells
+  });
+  svg.style.fontSize = `${fontPx}px`;
+  // Scale down to fit narrow screens, but not below 75 % (or 320 px): past that, scroll instead.
+  svg.style.minWidth = `${Math.round(Math.min(width, Math.max(320, width * 0.75)))}px`;
+
+  // Axis titles in the empty top-left corner.
+  const axes = el('g', { class: 'axis-title', 'aria-hidden': 'true' }, svg);
+  el('text', { x: left - 10, y: top - 26, 'text-anchor': 'end' }, axes).textContent = 'keys →';
+  el('text', { x: left - 10, y: top - 8, 'text-anchor': 'end' }, axes).textContent = 'queries ↓';
+
+  const cls = (t) => `label ${t.lookup}`;
+  const header = el('g', { role: 'row' }, svg);
+  const colLabels = tokens.map((t, j) => {
+    const x = left + j * cell + cell / 2;
+    const y = top - 8;
+    const text = el('text', { class: cls(t), role: 'columnheader', transform: `translate(${x} ${y}) rotate(${-angle})` }, header);
+    text.textContent = labels[j];
+    return text;
+  });
+
+  const rowLabels = [];
+  const cells = [];
+  tokens.forEach((t, i) => {
+    const row = el('g', { role: 'row' }, svg);
+    const y = top + i * cell;
+    const label = el('text', { class: cls(t), role: 'rowheader', x: left - 10, y: y + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central' }, row);
+    label.textContent = labels[i];
+    rowLabels.push(label);
+    for (let j = 0; j < T; j++) {
+      const w = data[i * T + j];
+      const fill = colour(w);
+      const g = el('g', { class: 'cell-group' }, row);
+      const rect = el('rect', {
+        class: 'cell', x: left + j * cell, y, width: cell, height: cell, fill,
+        'data-row': i, 'data-col': j, 'data-weight': String(w),
+        role: 'gridcell', tabindex: -1,
+        'aria-label': `${t.text} → ${tokens[j].text}: ${format4(w)}`,
+      }, g);
+      if (showValues) {
+        const v = el('text', { class: 'value', x: left + j * cell + cell / 2, y: y + cell / 2, fill: inkOn(fill), 'aria-hidden': 'true' }, g);
+        v.textContent = w.toFixed(2).replace(/^0\./, '.');
+      }
+      cells.push(rect);
+    }
+  });
+
+  // One outline drawn over everything, moved to the hovered or focused cell.
+  const ring = el('rect', { class: 'ring', width: cell, height: cell, rx: 2, visibility: 'hidden', 'aria-hidden': 'true' }, svg);
+  let current = null;
+  const info = (rect) => {
+    const row = +rect.dataset.row, col = +rect.dataset.col;
+    return { row, col, weight: +rect.dataset.weight, query: tokens[row], key: tokens[col] };
+  };
+  const highlight = (rect) => {
+    for (const l of [...rowLabels, ...colLabels]) l.classList.remove('active');
+    ring.setAttribute('visibility', rect ? 'visible' : 'hidden');
+    if (rect) {
+      ring.setAttribute('x', rect.getAttribute('x'));
+      ring.setAttribute('y', rect.getAttribute('y'));
+      rowLabels[+rect.dataset.row].classList.add('active');
+      colLabels[+rect.dataset.col].classList.add('active');
+    }
+    onFocusCell(rect ? info(rect) : null);
+  };
+  const focusCell = (i, j) => {
+    const rect = cells[i * T + j];
+    if (current) current.setAttribute('tabindex', -1);
+    rect.setAttribute('tabindex', 0);
+    current = rect;
+    rect.focus();
+  };
+
+  const start = focusAt && focusAt.row < T && focusAt.col < T ? focusAt : { row: 0, col: 0 };
+  current = cells[start.row * T + start.col];
+  current.setAttribute('tabindex', 0);
+
+  svg.addEventListener('pointerover', (e) => {
+    if (e.target.classList?.contains('cell')) highlight(e.target);
+  });
+  svg.addEventListener('pointerleave', () => {
+    const focused = svg.contains(document.activeElement) && document.activeElement.classList.contains('cell');
+    highlight(focused ? document.activeElement : null);
+  });
+  svg.addEventListener('focusin', (e) => {
+    if (!e.target.classList?.contains('cell')) return;
+    if (current !== e.target) {
+      current?.setAttribute('tabindex', -1);
+      e.target.setAttribute('tabindex', 0);
+      current = e.target;
+    }
+    highlight(e.target);
+  });
+  svg.addEventListener('focusout', (e) => {
+    if (!svg.contains(e.relatedTarget)) highlight(null);
+  });
+  svg.addEventListener('pointerdown', (e) => {
+    if (e.target.classList?.contains('cell')) {
+      e.preventDefault();
+      focusCell(+e.target.dataset.row, +e.target.dataset.col);
+    }
+  });
+  svg.addEventListener('keydown', (e) => {
+    if (!current) return;
+    let i = +current.dataset.row, j = +current.dataset.col;
+    switch (e.key) {
+      case 'ArrowUp': i = Math.max(0, i - 1); break;
+      case 'ArrowDown': i = Math.min(T - 1, i + 1); break;
+      case 'ArrowLeft': j = Math.max(0, j - 1); break;
+      case 'ArrowRight': j = Math.min(T - 1, j + 1); break;
+      case 'Home': j = 0; if (e.ctrlKey) i = 0; break;
+      case 'End': j = T - 1; if (e.ctrlKey) i = T - 1; break;
+      default: return;
+    }
+    e.preventDefault();
+    focusCell(i, j);
+  });
+
+  container.replaceChildren(svg);
+  drawLegend(legend, max);
+  return {
+    get focused() {
+      return current ? { row: +current.dataset.row, col: +current.dataset.col } : null;
+    },
+  };
+}
+
+function drawLegend(container, max) {
+  const width = 260, barH = 12, pad = 14;
+  const svg = el('svg', {
+    class: 'legend', viewBox: `0 0 ${width + 2 * pad} 46`, width: width + 2 * pad, height: 46,
+    role: 'img', 'aria-label': `Colour scale: dark purple is 0, yellow is ${format4(max)}, the largest weight shown`,
+  });
+  const grad = el('linearGradient', { id: 'legend-gradient', x1: 0, x2: 1, y1: 0, y2: 0 }, el('defs', {}, svg));
+  for (let k = 0; k <= 10; k++) el('stop', { offset: `${k * 10}%`, 'stop-color': interpolateViridis(k / 10) }, grad);
+  el('rect', { x: pad, y: 4, width, height: barH, fill: 'url(#legend-gradient)', rx: 2 }, svg);
+  for (const f of [0, 0.25, 0.5, 0.75, 1]) {
+    const x = pad + f * width;
+    el('line', { class: 'tick', x1: x, x2: x, y1: 4 + barH, y2: 4 + barH + 5 }, svg);
+    const label = el('text', { class: 'tick-label', x, y: 4 + barH + 18, 'text-anchor': 'middle' }, svg);
+    label.textContent = f === 0 ? '0' : (f * max).toFixed(2);
+  }
+  container.replaceChildren(svg);
+}
