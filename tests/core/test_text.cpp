@@ -1,5 +1,6 @@
 // Tokenizer, vectors-file parser (well-formed and hostile bytes), embedding, and the sanity the
 // committed WordNet vectors must pass.
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -42,8 +43,12 @@ WordVectors small_table() {
   return WordVectors::parse(bytes.data(), bytes.size());
 }
 
+// data/vectors.bin, or $ATTN_VECTORS_FILE (data/build_vectors.sh checks a new file before keeping it).
 WordVectors committed_table() {
-  std::ifstream file(ATTN_VECTORS_FILE, std::ios::binary);
+  const char* override_path = std::getenv("ATTN_VECTORS_FILE");
+  const std::string path = override_path && *override_path ? override_path : ATTN_VECTORS_FILE;
+  std::ifstream file(path, std::ios::binary);
+  INFO("vectors file: " << path);
   REQUIRE(file.good());
   const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   return WordVectors::parse(bytes.data(), bytes.size());
