@@ -1,0 +1,147 @@
+// Transformer building blocks around attention: embedding, positions, LayerNorm, feed-forward, layers.
+#include "attention/transformer.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace attn {
+namespace {
+
+void require_vector(const Vector& v, Index length, const char* name, const char* what) {
+  if (v.size() != length) {
+    std::ostringstream s;
+    s << name << " has " << v.size() << " entries but " << what << " needs " << length;
+    throw AttentionError(s.str());
+  }
+  require_finite(v, name);
+}
+
+}  // namespace
+
+Matrix embed_tokens(const Matrix& table, const std::vector<Index>& ids) {
+  if (table.rows() == 0 || table.cols() == 0)
+    throw AttentionError("the embedding table is " + shape_of(table) + "; it needs at least one row and column");
+  if (ids.empty()) throw AttentionError("there are no token ids to embed");
+  Matrix X(static_cast<Index>(ids.size()), table.cols());  // T × d_model
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    if (ids[t] < 0 || ids[t] >= table.rows()) {
+      std::ostringstream s;
+      s << "token id " << ids[t] << " at position " << t << " is outside the embedding table (" << table.rows()
+        << " rows)";
+      throw AttentionError(s.str());
+    }
+    X.row(static_cast<Index>(t)) = table.row(ids[t]);
+  }
+  return X;
+}
+
+Matrix sinusoidal_positions(Index T, Index d_model) {
+  if (T <= 0 || d_model <= 0) {
+    std::ostringstream s;
+    s << "positional encoding needs T ≥ 1 and d_model ≥ 1, got T = " << T << ", d_model = " << d_model;
+    throw AttentionError(s.str());
+  }
+  Matrix pe(T, d_model);
+  for (Index pos = 0; pos < T; ++pos)
+    for (Index k = 0; k < d_model; ++k) {
+      // Columns 2i and 2i+1 share the frequency 1 / 10000^(2i / d_model); computed in double so long
+      // sequences keep their phase.
+      const double i2 = static_cast<double>(k - k % 2);
+      const double angle = static_cast<double>(pos) / std::pow(10000.0, i2 / static_cast<double>(d_model));
+      pe(pos, k) = static_cast<float>(k % 2 == 0 ? std::sin(angle) : std::cos(angle));
+    }
+  return pe;
+}
+
+Matrix layer_norm(const Matrix& X, const Vector& gamma, const Vector& beta, float eps) {
+  if (X.rows() == 0 || X.cols() == 0) throw AttentionError("LayerNorm input is " + shape_of(X) + "; it is empty");
+  require_finite(X, "LayerNorm input");
+  require_vector(gamma, X.cols(), "LayerNorm gamma", "a row of the input");
+  require_vector(beta, X.cols(), "LayerNorm beta", "a row of the input");
+  if (!(eps > 0) || !std::isfinite(eps)) throw AttentionError("LayerNorm eps must be a finite number > 0");
+  Matrix out(X.rows(), X.cols());
+  for (Index r = 0; r < X.rows(); ++r) {
+    // Mean and variance in double: a row with a large offset keeps its small spread.
+    const Eigen::RowVectorXd row = X.row(r).cast<double>();
+    const double mean = row.mean();
+    const double variance = (row.array() - mean).square().mean();
+    const double inv_std = 1.0 / std::sqrt(variance + static_cast<double>(eps));
+    out.row(r) = (((row.array() - mean) * inv_std).cast<float>() * gamma.transpose().array() +
+                  beta.transpose().array()).matrix();
+  }
+  return out;
+}
+
+Matrix feed_forward(const Matrix& X, const FeedForward& f) {
+  const Index d_model = X.cols();
+  if (f.W1.rows() != d_model || f.W1.cols() == 0 || f.W2.rows() != f.W1.cols() || f.W2.cols() == 0) {
+    std::ostringstream s;
+    s << "feed-forward weights W1 " << shape_of(f.W1) << " and W2 " << shape_of(f.W2) << " do not fit an input of "
+      << d_model << " columns (need W1 d_model×d_ff and W2 d_ff×d_out)";
+    throw AttentionError(s.str());
+  }
+  require_finite(X, "feed-forward input");
+  require_finite(f.W1, "feed-forward W1");
+  require_finite(f.W2, "feed-forward W2");
+  require_vector(f.b1, f.W1.cols(), "feed-forward b1", "W1's output");
+  require_vector(f.b2, f.W2.cols(), "feed-forward b2", "W2's output");
+  Matrix hidden = X * f.W1;  // T × d_ff
+  hidden.rowwise() += f.b1.transpose();
+  if (f.activation == Activation::ReLU) {
+    hidden = hidden.cwiseMax(0.0f);
+  } else {
+    // GELU(x) = x · Φ(x) = x/2 · (1 + erf(x / √2))
+    hidden = hidden.unaryExpr([](float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); });
+  }
+  Matrix out = hidden * f.W2;  // T × d_out
+  out.rowwise() += f.b2.transpose();
+  return out;
+}
+
+EncoderLayerSteps encoder_layer(const Matrix& X, const EncoderLayer& layer, NormPlacement placement,
+                                const AttentionOptions& options) {
+  // Residual connections add each sublayer's output to its input, so both must map back to d_model.
+  const Index d_model = X.cols();
+  if (layer.attention.W_O.cols() != d_model || layer.ffn.W2.cols() != d_model) {
+    std::ostringstream s;
+    s << "W_O (" << shape_of(layer.attention.W_O) << ") and the feed-forward W2 (" << shape_of(layer.ffn.W2)
+      << ") must both give " << d_model << " columns, the width of the residual stream";
+    throw AttentionError(s.str());
+  }
+  EncoderLayerSteps s;
+  if (placement == NormPlacement::Post) {
+    // x = LN1(x + MHA(x)); x = LN2(x + FFN(x))
+    s.attention = multi_head_attention(X, layer.attention, options);
+    s.after_attention = layer_norm(X + s.attention.output, layer.norm1_gamma, layer.norm1_beta);
+    s.output = layer_norm(s.after_attention + feed_forward(s.after_attention, layer.ffn), layer.norm2_gamma,
+                          layer.norm2_beta);
+  } else {
+    // x = x + MHA(LN1(x)); x = x + FFN(LN2(x))
+    s.attention = multi_head_attention(layer_norm(X, layer.norm1_gamma, layer.norm1_beta), layer.attention, options);
+    s.after_attention = X + s.attention.output;
+    s.output = s.after_attention +
+               feed_forward(layer_norm(s.after_attention, layer.norm2_gamma, layer.norm2_beta), layer.ffn);
+  }
+  return s;
+}
+
+EncoderSteps encoder(const Matrix& X, const std::vector<EncoderLayer>& layers, NormPlacement placement,
+                     const AttentionOptions& options) {
+  if (layers.empty()) throw AttentionError("an encoder needs at least one layer");
+  EncoderSteps steps;
+  steps.input = X;
+  steps.layers.reserve(layers.size());  // `current` points into this vector: it must not reallocate
+  const Matrix* current = &steps.input;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    try {
+      steps.layers.push_back(encoder_layer(*current, layers[l], placement, options));
+    } catch (const AttentionError& e) {
+      throw AttentionError("layer " + std::to_string(l) + ": " + e.what());
+    }
+    current = &steps.layers.back().output;
+  }
+  steps.output = *current;
+  return steps;
+}
+
+}  // namespace attn
