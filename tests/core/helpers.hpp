@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 #include <initializer_list>
+#include <random>
 
 #include "attention/attention.hpp"
 
@@ -33,6 +34,15 @@ inline void require_close(const attn::Matrix& actual, const attn::Matrix& expect
       INFO("at (" << r << ", " << c << ")");
       REQUIRE(actual(r, c) == Approx(expected(r, c)).margin(tolerance).epsilon(0));
     }
+}
+
+// A matrix of normal(0, spread) samples from a seeded generator: the same numbers on every run.
+inline attn::Matrix seeded_matrix(attn::Index r, attn::Index c, std::mt19937& rng, float spread = 1.0f) {
+  std::normal_distribution<float> normal(0.0f, spread);
+  attn::Matrix m(r, c);
+  for (attn::Index i = 0; i < r; ++i)
+    for (attn::Index j = 0; j < c; ++j) m(i, j) = normal(rng);
+  return m;
 }
 
 inline bool all_finite(const attn::Matrix& m) { return m.allFinite(); }

@@ -1,33 +1,18 @@
 // Multi-head attention against per-head calls, head splitting, and batches N×T×d with padding.
-#include <random>
-
 #include "helpers.hpp"
 
 using namespace attn;
 
-namespace {
-
-Matrix random_matrix(Index r, Index c, std::mt19937& rng) {
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  Matrix m(r, c);
-  for (Index i = 0; i < r; ++i)
-    for (Index j = 0; j < c; ++j) m(i, j) = uniform(rng);
-  return m;
-}
-
-}  // namespace
-
 TEST_CASE("multi-head output = concat(per-head outputs)·W_O + b_O", "[multi-head]") {
   std::mt19937 rng(42);
   const Index T = 5, d_model = 8, heads = 2, d_k = 4;
-  const Matrix X = random_matrix(T, d_model, rng);
-  MultiHeadWeights w = split_heads(random_matrix(d_model, d_model, rng), random_matrix(d_model, d_model, rng),
-                                   random_matrix(d_model, d_model, rng), random_matrix(d_model, d_model, rng), heads);
-  w.b_O = random_matrix(d_model, 1, rng).col(0);
+  const Matrix X = seeded_matrix(T, d_model, rng);
+  MultiHeadWeights w = split_heads(seeded_matrix(d_model, d_model, rng), seeded_matrix(d_model, d_model, rng),
+                                   seeded_matrix(d_model, d_model, rng), seeded_matrix(d_model, d_model, rng), heads);
+  w.b_O = seeded_matrix(d_model, 1, rng).col(0);
   REQUIRE(w.heads.size() == 2);
   REQUIRE(w.heads[1].W_Q.cols() == d_k);
   const MultiHeadSteps m = multi_head_attention(X, w);
-  Matrix concat(T, 0);
   for (Index h = 0; h < heads; ++h) {
     const AttentionSteps alone = attention(X, w.heads[static_cast<std::size_t>(h)]);
     require_close(m.heads[static_cast<std::size_t>(h)].weights, alone.weights, 1e-6f);
@@ -40,8 +25,8 @@ TEST_CASE("multi-head output = concat(per-head outputs)·W_O + b_O", "[multi-hea
 
 TEST_CASE("one head with W_O = I is plain attention", "[multi-head]") {
   std::mt19937 rng(1);
-  const Matrix X = random_matrix(3, 4, rng);
-  HeadWeights head{random_matrix(4, 4, rng), random_matrix(4, 4, rng), random_matrix(4, 4, rng), {}, {}, {}};
+  const Matrix X = seeded_matrix(3, 4, rng);
+  HeadWeights head{seeded_matrix(4, 4, rng), seeded_matrix(4, 4, rng), seeded_matrix(4, 4, rng), {}, {}, {}};
   const MultiHeadSteps m = multi_head_attention(X, {{head}, Matrix::Identity(4, 4), {}});
   require_close(m.output, attention(X, head).output, 1e-6f);
 }
@@ -51,8 +36,8 @@ TEST_CASE("batched attention equals one call per sequence, with per-sequence pad
   const Index N = 3, T = 4, d = 6;
   Batch X(N, T, d);
   for (float& v : X.data) v = std::uniform_real_distribution<float>(-1, 1)(rng);
-  const MultiHeadWeights w = split_heads(random_matrix(d, d, rng), random_matrix(d, d, rng),
-                                         random_matrix(d, d, rng), random_matrix(d, d, rng), 3);
+  const MultiHeadWeights w = split_heads(seeded_matrix(d, d, rng), seeded_matrix(d, d, rng),
+                                         seeded_matrix(d, d, rng), seeded_matrix(d, d, rng), 3);
   AttentionOptions o;
   o.causal = true;
   const std::vector<KeyPadding> padding = {{0, 0, 0, 0}, {0, 0, 1, 1}, {0, 0, 0, 1}};

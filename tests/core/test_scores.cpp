@@ -1,20 +1,10 @@
 // Score functions against straightforward loops written from the formulas.
 #include <cmath>
-#include <random>
-
 #include "helpers.hpp"
 
 using namespace attn;
 
 namespace {
-
-Matrix random_matrix(Index r, Index c, std::mt19937& rng) {
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  Matrix m(r, c);
-  for (Index i = 0; i < r; ++i)
-    for (Index j = 0; j < c; ++j) m(i, j) = normal(rng);
-  return m;
-}
 
 float dot_loop(const Matrix& A, Index i, const Matrix& B, Index j) {
   double s = 0;
@@ -26,7 +16,7 @@ float dot_loop(const Matrix& A, Index i, const Matrix& B, Index j) {
 
 TEST_CASE("dot and scaled dot scores equal their loops", "[scores]") {
   std::mt19937 rng(7);
-  const Matrix Q = random_matrix(5, 8, rng), K = random_matrix(6, 8, rng);
+  const Matrix Q = seeded_matrix(5, 8, rng), K = seeded_matrix(6, 8, rng);
   const Matrix dot = dot_scores(Q, K), scaled = scaled_dot_scores(Q, K);
   REQUIRE(dot.rows() == 5);
   REQUIRE(dot.cols() == 6);
@@ -39,7 +29,7 @@ TEST_CASE("dot and scaled dot scores equal their loops", "[scores]") {
 
 TEST_CASE("cosine scores equal dot / (|q| |k|), and 0 for a zero vector", "[scores]") {
   std::mt19937 rng(11);
-  Matrix Q = random_matrix(4, 5, rng), K = random_matrix(3, 5, rng);
+  Matrix Q = seeded_matrix(4, 5, rng), K = seeded_matrix(3, 5, rng);
   K.row(1).setZero();
   const Matrix cos = cosine_scores(Q, K);
   for (Index i = 0; i < 4; ++i)
@@ -54,8 +44,8 @@ TEST_CASE("cosine scores equal dot / (|q| |k|), and 0 for a zero vector", "[scor
 
 TEST_CASE("additive scores equal vᵀ tanh(W1 q + W2 k) computed by loops", "[scores]") {
   std::mt19937 rng(3);
-  const Matrix Q = random_matrix(3, 4, rng), K = random_matrix(5, 4, rng);
-  AdditiveWeights w{random_matrix(6, 4, rng), random_matrix(6, 4, rng), random_matrix(6, 1, rng).col(0)};
+  const Matrix Q = seeded_matrix(3, 4, rng), K = seeded_matrix(5, 4, rng);
+  AdditiveWeights w{seeded_matrix(6, 4, rng), seeded_matrix(6, 4, rng), seeded_matrix(6, 1, rng).col(0)};
   const Matrix scores = additive_scores(Q, K, w);
   REQUIRE(scores.rows() == 3);
   REQUIRE(scores.cols() == 5);
@@ -73,15 +63,15 @@ TEST_CASE("additive scores equal vᵀ tanh(W1 q + W2 k) computed by loops", "[sc
 
 TEST_CASE("attention uses the chosen score function", "[scores][attention]") {
   std::mt19937 rng(5);
-  const Matrix X = random_matrix(4, 6, rng);
-  HeadWeights w{random_matrix(6, 3, rng), random_matrix(6, 3, rng), random_matrix(6, 2, rng), {}, {}, {}};
+  const Matrix X = seeded_matrix(4, 6, rng);
+  HeadWeights w{seeded_matrix(6, 3, rng), seeded_matrix(6, 3, rng), seeded_matrix(6, 2, rng), {}, {}, {}};
   AttentionOptions o;
   o.score = Score::Cosine;
   AttentionSteps s = attention(X, w, o);
   require_close(s.scores, cosine_scores(s.Q, s.K), 1e-6f);
   require_close(s.scaled, s.scores, 0.0f);  // cosine is not divided by √d_k
   o.score = Score::Additive;
-  o.additive = {random_matrix(5, 3, rng), random_matrix(5, 3, rng), random_matrix(5, 1, rng).col(0)};
+  o.additive = {seeded_matrix(5, 3, rng), seeded_matrix(5, 3, rng), seeded_matrix(5, 1, rng).col(0)};
   s = attention(X, w, o);
   require_close(s.scores, additive_scores(s.Q, s.K, o.additive), 1e-6f);
   require_close(s.weights, softmax(s.scores), 1e-6f);
