@@ -4,6 +4,11 @@
 //   attention_wasm.wasm    from the Emscripten build (build/wasm/)
 //   vectors.bin            data/vectors.bin
 //   index.html, style.css  from web/
+// and the embeddable widget into build/site/widget/ (a folder that is also an npm package):
+//   attention-widget.js    web/widget/attention-widget.js (+ a shared chunk) — <attention-figure>
+//   attention.js           the compute module alone (build/wasm/attention.js + glue), same shared chunk
+//   attention_wasm.wasm, vectors.bin, *.d.ts, package.json, README.md
+// and examples/ (article-like pages embedding the widget) into build/site/examples/.
 // Needs the wasm build first:  emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm
 import { build } from 'esbuild';
 import { copyFile, mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
@@ -16,6 +21,7 @@ const out = join(root, 'build', 'site');
 const wrapper = join(root, 'build', 'wasm', 'attention.js');
 const inputs = {
   entry: join(root, 'web', 'app.js'),
+  widget: join(root, 'web', 'widget', 'attention-widget.js'),
   wrapper,
   glue: join(root, 'build', 'wasm', 'attention_wasm.js'),
 };
@@ -24,7 +30,15 @@ const copies = [
   [join(root, 'web', 'style.css'), 'style.css'],
   [join(root, 'build', 'wasm', 'attention_wasm.wasm'), 'attention_wasm.wasm'],
   [join(root, 'data', 'vectors.bin'), 'vectors.bin'],
+  [join(root, 'build', 'wasm', 'attention_wasm.wasm'), 'widget/attention_wasm.wasm'],
+  [join(root, 'data', 'vectors.bin'), 'widget/vectors.bin'],
+  [join(root, 'web', 'widget', 'attention-widget.d.ts'), 'widget/attention-widget.d.ts'],
+  [join(root, 'wasm', 'attention.d.ts'), 'widget/attention.d.ts'],
+  [join(root, 'web', 'widget', 'package.json'), 'widget/package.json'],
+  [join(root, 'web', 'widget', 'README.md'), 'widget/README.md'],
 ];
+const exampleFiles = ['index.html', 'dark.html', 'article.css', 'favicon.svg'];
+for (const f of exampleFiles) copies.push([join(root, 'examples', f), `examples/${f}`]);
 
 const missing = [];
 for (const file of [...Object.values(inputs), ...copies.map(([from]) => from)]) {
@@ -71,23 +85,31 @@ const pureD3Schemes = {
 };
 
 await rm(out, { recursive: true, force: true });
-await mkdir(out, { recursive: true });
+await mkdir(join(out, 'widget'), { recursive: true });
+await mkdir(join(out, 'examples'), { recursive: true });
 
+const common = {
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  sourcemap: false,
+  legalComments: 'none',
+  // The Emscripten glue has node-only branches (require('fs') etc.) that never run in a browser.
+  external: ['fs', 'path', 'crypto', 'module', 'url', 'worker_threads', 'node:*'],
+  plugins: [attentionCore, pureD3Schemes],
+  logLevel: 'warning',
+};
 try {
+  await build({ ...common, entryPoints: [inputs.entry], outfile: join(out, 'app.js') });
+  // The widget and the bare compute module share one chunk, hence one wasm instance when both are used.
   await build({
-    entryPoints: [inputs.entry],
-    outfile: join(out, 'app.js'),
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2020',
-    minify: true,
-    sourcemap: false,
-    legalComments: 'none',
-    // The Emscripten glue has node-only branches (require('fs') etc.) that never run in a browser.
-    external: ['fs', 'path', 'crypto', 'module', 'url', 'worker_threads', 'node:*'],
-    plugins: [attentionCore, pureD3Schemes],
-    logLevel: 'warning',
+    ...common,
+    entryPoints: { 'attention-widget': inputs.widget, attention: wrapper },
+    outdir: join(out, 'widget'),
+    splitting: true,
+    chunkNames: 'shared-[hash]',
   });
 } catch {
   console.error('build-site: esbuild failed (see above).');
@@ -96,13 +118,23 @@ try {
 for (const [from, name] of copies) await copyFile(from, join(out, name));
 
 const rows = [];
-for (const name of (await readdir(out)).sort()) {
-  const bytes = await readFile(join(out, name));
-  rows.push([name, bytes.length, gzipSync(bytes, { level: 9 }).length]);
+async function list(dir, prefix = '') {
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.isDirectory()) await list(join(dir, entry.name), `${prefix}${entry.name}/`);
+    else {
+      const bytes = await readFile(join(dir, entry.name));
+      rows.push([prefix + entry.name, bytes.length, gzipSync(bytes, { level: 9 }).length]);
+    }
+  }
 }
+await list(out);
 const kb = (n) => `${(n / 1024).toFixed(1)} KiB`;
 const width = Math.max(...rows.map(([n]) => n.length));
 console.log(`build-site: wrote ${relative(process.cwd(), out) || '.'}/`);
 for (const [name, raw, gz] of rows) console.log(`  ${name.padEnd(width)}  ${kb(raw).padStart(10)}  gzip ${kb(gz).padStart(10)}`);
-const total = rows.reduce((a, [, raw, gz]) => [a[0] + raw, a[1] + gz], [0, 0]);
-console.log(`  ${'total'.padEnd(width)}  ${kb(total[0]).padStart(10)}  gzip ${kb(total[1]).padStart(10)}`);
+const sum = (pick) => rows.filter(([n]) => pick(n)).reduce((a, [, raw, gz]) => [a[0] + raw, a[1] + gz], [0, 0]);
+const total = sum((n) => !n.includes('/'));
+console.log(`  ${'page total'.padEnd(width)}  ${kb(total[0]).padStart(10)}  gzip ${kb(total[1]).padStart(10)}`);
+// The widget's payload before the word vectors: its JS (entry + shared chunk) and the wasm.
+const payload = sum((n) => n.startsWith('widget/') && (n.endsWith('.js') && n !== 'widget/attention.js' || n.endsWith('.wasm')));
+console.log(`  ${'widget JS + wasm'.padEnd(width)}  ${kb(payload[0]).padStart(10)}  gzip ${kb(payload[1]).padStart(10)}  (limit 150 KiB gzip)`);

@@ -1,24 +1,11 @@
 // Draws an attention-weight matrix (computed elsewhere, by the wasm core) as an SVG heatmap.
 // Only presentation lives here: colours, labels, layout, hover and keyboard focus.
 // User text reaches the DOM through textContent/setAttribute only, never as markup.
+// Shared by the page and the widget: the "heatmap" view, and (compact) each cell of the "heads" grid.
 import { interpolateViridis } from 'd3-scale-chromatic';
+import { activeIn, svgEl as el, textWidth, uniqueId } from './dom.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const MAX_LABEL_CHARS = 16;
-
-function el(name, attrs = {}, parent) {
-  const node = document.createElementNS(SVG, name);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  if (parent) parent.appendChild(node);
-  return node;
-}
-
-let measureCtx;
-function textWidth(text, font) {
-  measureCtx ??= document.createElement('canvas').getContext('2d');
-  measureCtx.font = font;
-  return measureCtx.measureText(text).width;
-}
 
 /** The label a token shows: its text, shortened if long, with "?" for unknown and "*" for stemmed. */
 export function labelOf(token) {
@@ -35,29 +22,38 @@ function inkOn(hex) {
 
 export const format4 = (w) => w.toFixed(4);
 
-/**
- * Replaces the contents of `container` with a heatmap of `weights` (Matrix: rows = queries,
- * columns = keys) labelled by `tokens`, and the legend into `legend`.
- * onFocusCell(info | null) is called on hover and keyboard focus with
- * { row, col, weight, query, key }.
- */
-export function drawHeatmap(container, legend, tokens, weights, onFocusCell, focusAt) {
-  const T = weights.rows;
-  const { data } = weights;
+/** The largest entry of a matrix's data (0 for none). */
+export function maxOf(data) {
   let max = 0;
   for (let i = 0; i < data.length; i++) if (data[i] > max) max = data[i];
-  const colour = (w) => interpolateViridis(max > 0 ? w / max : 0);
+  return max;
+}
 
-  const cell = T <= 8 ? 46 : T <= 12 ? 38 : T <= 20 ? 28 : 18;
+/**
+ * Draws a heatmap of `weights` (Matrix: rows = queries, columns = keys) labelled by `tokens` into
+ * `container` (replacing its contents, or appending when options.append), and the legend into
+ * `legend` (unless null). onFocusCell(info | null) is called on hover and keyboard focus with
+ * { row, col, weight, query, key, head }; options.onSelect(row, col) when a cell is focused or clicked.
+ * options: { compact, title, head, max (colour scale top), selectedRow, append }.
+ */
+export function drawHeatmap(container, legend, tokens, weights, onFocusCell, focusAt, options = {}) {
+  const T = weights.rows;
+  const { data } = weights;
+  const max = options.max ?? maxOf(data);
+  const colour = (w) => interpolateViridis(max > 0 ? Math.min(1, w / max) : 0);
+
+  const cell = options.compact
+    ? (T <= 8 ? 22 : T <= 12 ? 16 : T <= 20 ? 12 : 8)
+    : (T <= 8 ? 46 : T <= 12 ? 38 : T <= 20 ? 28 : 18);
   const showValues = cell >= 38;
-  const fontPx = cell >= 28 ? 14 : 12;
+  const fontPx = options.compact ? Math.min(11, cell) : cell >= 28 ? 14 : 12;
   const angle = cell >= 28 ? 45 : 65; // column labels, degrees above the horizontal: steeper when packed
   const rad = (angle * Math.PI) / 180;
   const font = `${fontPx}px ${getComputedStyle(container).fontFamily}`;
   const labels = tokens.map(labelOf);
   const labelW = Math.ceil(Math.max(...labels.map((l) => textWidth(l, font)))) + 4;
-  const left = Math.max(labelW + 12, 84);
-  const top = Math.ceil(labelW * Math.sin(rad) + fontPx) + 14;
+  const left = Math.max(labelW + 12, options.compact ? 0 : 84);
+  const top = Math.ceil(labelW * Math.sin(rad) + fontPx) + 14 + (options.title ? 18 : 0);
   const gridW = T * cell;
   const right = Math.max(0, Math.ceil(labelW * Math.cos(rad) - cell / 2)) + 8;
   const width = left + gridW + right;
@@ -74,14 +70,20 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
     'aria-colcount': T + 1,
     tabindex: -1, // chromium would otherwise put the svg itself in the tab order, before the cells
   });
+  if (options.compact) svg.classList.add('compact');
+  if (options.head !== undefined) svg.dataset.head = String(options.head);
   svg.style.fontSize = `${fontPx}px`;
   // Scale down to fit narrow screens, but not below 75 % (or 320 px): past that, scroll instead.
-  svg.style.minWidth = `${Math.round(Math.min(width, Math.max(320, width * 0.75)))}px`;
+  if (!options.compact) svg.style.minWidth = `${Math.round(Math.min(width, Math.max(320, width * 0.75)))}px`;
 
-  // Axis titles in the empty top-left corner.
-  const axes = el('g', { class: 'axis-title', 'aria-hidden': 'true' }, svg);
-  el('text', { x: left - 10, y: top - 26, 'text-anchor': 'end' }, axes).textContent = 'keys →';
-  el('text', { x: left - 10, y: top - 8, 'text-anchor': 'end' }, axes).textContent = 'queries ↓';
+  if (options.title) {
+    el('text', { class: 'head-title', x: 2, y: 14 }, svg).textContent = options.title;
+  } else {
+    // Axis titles in the empty top-left corner.
+    const axes = el('g', { class: 'axis-title', 'aria-hidden': 'true' }, svg);
+    el('text', { x: left - 10, y: top - 26, 'text-anchor': 'end' }, axes).textContent = 'keys →';
+    el('text', { x: left - 10, y: top - 8, 'text-anchor': 'end' }, axes).textContent = 'queries ↓';
+  }
 
   const cls = (t) => `label ${t.lookup}`;
   const header = el('g', { role: 'row' }, svg);
@@ -98,7 +100,7 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
   tokens.forEach((t, i) => {
     const row = el('g', { role: 'row' }, svg);
     const y = top + i * cell;
-    const label = el('text', { class: cls(t), role: 'rowheader', x: left - 10, y: y + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central' }, row);
+    const label = el('text', { class: cls(t) + (options.selectedRow === i ? ' selected' : ''), role: 'rowheader', x: left - 10, y: y + cell / 2, 'text-anchor': 'end', 'dominant-baseline': 'central' }, row);
     label.textContent = labels[i];
     rowLabels.push(label);
     for (let j = 0; j < T; j++) {
@@ -124,7 +126,7 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
   let current = null;
   const info = (rect) => {
     const row = +rect.dataset.row, col = +rect.dataset.col;
-    return { row, col, weight: +rect.dataset.weight, query: tokens[row], key: tokens[col] };
+    return { row, col, weight: +rect.dataset.weight, query: tokens[row], key: tokens[col], head: options.head };
   };
   const highlight = (rect) => {
     for (const l of [...rowLabels, ...colLabels]) l.classList.remove('active');
@@ -153,8 +155,9 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
     if (e.target.classList?.contains('cell')) highlight(e.target);
   });
   svg.addEventListener('pointerleave', () => {
-    const focused = svg.contains(document.activeElement) && document.activeElement.classList.contains('cell');
-    highlight(focused ? document.activeElement : null);
+    const active = activeIn(svg);
+    const focused = active && svg.contains(active) && active.classList.contains('cell');
+    highlight(focused ? active : null);
   });
   svg.addEventListener('focusin', (e) => {
     if (!e.target.classList?.contains('cell')) return;
@@ -164,6 +167,7 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
       current = e.target;
     }
     highlight(e.target);
+    options.onSelect?.(+e.target.dataset.row, +e.target.dataset.col);
   });
   svg.addEventListener('focusout', (e) => {
     if (!svg.contains(e.relatedTarget)) highlight(null);
@@ -190,8 +194,9 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
     focusCell(i, j);
   });
 
-  container.replaceChildren(svg);
-  drawLegend(legend, max);
+  if (options.append) container.append(svg);
+  else container.replaceChildren(svg);
+  if (legend) drawLegend(legend, max);
   return {
     get focused() {
       return current ? { row: +current.dataset.row, col: +current.dataset.col } : null;
@@ -199,15 +204,17 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
   };
 }
 
-function drawLegend(container, max) {
+/** The colour scale: 0 … max, into container (replacing its contents). */
+export function drawLegend(container, max) {
   const width = 260, barH = 12, pad = 14;
   const svg = el('svg', {
     class: 'legend', viewBox: `0 0 ${width + 2 * pad} 46`, width: width + 2 * pad, height: 46,
     role: 'img', 'aria-label': `Colour scale: dark purple is 0, yellow is ${format4(max)}, the largest weight shown`,
   });
-  const grad = el('linearGradient', { id: 'legend-gradient', x1: 0, x2: 1, y1: 0, y2: 0 }, el('defs', {}, svg));
+  const id = uniqueId('legend-gradient');
+  const grad = el('linearGradient', { id, x1: 0, x2: 1, y1: 0, y2: 0 }, el('defs', {}, svg));
   for (let k = 0; k <= 10; k++) el('stop', { offset: `${k * 10}%`, 'stop-color': interpolateViridis(k / 10) }, grad);
-  el('rect', { x: pad, y: 4, width, height: barH, fill: 'url(#legend-gradient)', rx: 2 }, svg);
+  el('rect', { x: pad, y: 4, width, height: barH, fill: `url(#${id})`, rx: 2 }, svg);
   for (const f of [0, 0.25, 0.5, 0.75, 1]) {
     const x = pad + f * width;
     el('line', { class: 'tick', x1: x, x2: x, y1: 4 + barH, y2: 4 + barH + 5 }, svg);

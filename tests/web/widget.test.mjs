@@ -1,0 +1,594 @@
+// End-to-end tests of the embeddable widget (<attention-figure>, build/site/widget/) on the examples
+// page (an article with three widgets, under a strict Content-Security-Policy), and of the full
+// page's URL state, share / embed, export and import. Numbers are compared with the same wasm core
+// run in node. Build first: bash scripts/build.sh. Run: node --test tests/web/
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, readdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+import { multiHeadWeights } from '../../web/lib/rng.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const site = join(root, 'build', 'site');
+const TOLERANCE = 1e-6;
+let browser, server, url, core, vectors;
+
+before(async () => {
+  const api = await import(pathToFileURL(join(root, 'build', 'wasm', 'attention.js')).href);
+  core = await api.loadAttention({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_wasm.wasm')) });
+  vectors = core.loadVectors(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))));
+  ({ server, url } = await startServer(site, 0));
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((done) => (server ? server.close(done) : done()));
+  vectors?.delete();
+});
+
+// ---- references from the wasm core in node ---------------------------------------------------------
+function single(text, { temperature = 1, mask = 'none' } = {}) {
+  const { tokens, X } = vectors.embed(text, 64);
+  return { tokens, steps: core.parameterFree(X, Math.sqrt(vectors.dim), { temperature, causal: mask === 'causal' }) };
+}
+function multi(text, { heads = 4, seed = 1, temperature = 1, mask = 'none' } = {}) {
+  const { tokens, X } = vectors.embed(text, 64);
+  const w = multiHeadWeights(vectors.dim, heads, seed);
+  return { tokens, heads: core.multiHead(X, { heads: w.heads, Wo: w.Wo }, { temperature, causal: mask === 'causal' }).heads };
+}
+const near = (a, b, where) => assert.ok(Math.abs(Number(a) - b) <= TOLERANCE, `${where}: shown ${a}, wasm ${b}`);
+
+function assertCells(cells, weights, where) {
+  const T = weights.rows;
+  assert.equal(cells.length, T * T, `${where}: ${cells.length} cells, want ${T}×${T}`);
+  const seen = new Set();
+  for (const { row, col, weight } of cells) {
+    seen.add(row * T + col);
+    near(weight, weights.data[row * T + col], `${where} (${row}, ${col})`);
+  }
+  assert.equal(seen.size, T * T, `${where}: every cell once`);
+}
+
+// ---- browser helpers ------------------------------------------------------------------------------
+async function open(path, { width = 1100, height = 900, colorScheme = 'light' } = {}) {
+  const page = await browser.newPage({ viewport: { width, height }, colorScheme, acceptDownloads: true });
+  const problems = [];
+  const requests = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()}`));
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  page.on('dialog', (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    d.dismiss().catch(() => {});
+  });
+  await page.goto(url + path);
+  return { page, problems, requests };
+}
+
+/** Waits until every <attention-figure> on the page shows a drawn view. */
+const widgetsDrawn = (page) => page.waitForFunction(() => {
+  const all = [...document.querySelectorAll('attention-figure')];
+  return all.length > 0 && all.every((w) => w.shadowRoot?.querySelector('#plot:not([hidden]) #heatmap svg'));
+}, null, { timeout: 20_000 });
+
+/** What a widget (by id) or, with id null, the page shows. */
+const shown = (page, id) => page.evaluate((id) => {
+  const root = id ? document.getElementById(id).shadowRoot : document;
+  const cells = (scope) => [...scope.querySelectorAll('.cell')].map((c) => ({ row: +c.dataset.row, col: +c.dataset.col, weight: c.dataset.weight }));
+  const view = root.getElementById('heatmap');
+  const message = root.getElementById('message');
+  return {
+    view: view.dataset.view,
+    rows: [...view.querySelectorAll('svg.heatmap:not(.compact) [role=rowheader]')].map((t) => t.textContent.replace(/[?*]$/, '')),
+    cells: cells(view.querySelector('svg.heatmap:not(.compact)') ?? document.createElement('div')),
+    heads: [...view.querySelectorAll('svg.compact')].map((s) => ({ head: +s.dataset.head, cells: cells(s) })),
+    links: [...view.querySelectorAll('svg.lines .link')].map((l) => ({ row: +l.dataset.row, col: +l.dataset.col, weight: l.dataset.weight, on: l.classList.contains('on') })),
+    steps: view.querySelector('svg.steps') && {
+      query: +view.querySelector('svg.steps').dataset.query,
+      rows: [...view.querySelectorAll('.steps-row')].map((r) => ['score', 'scaled', 'weight'].map((k) => r.querySelector(`.${k}`).dataset.value)),
+      output: JSON.parse(view.querySelector('.output').dataset.values),
+    },
+    message: message.hidden ? '' : message.textContent,
+  };
+}, id);
+
+function assertSteps(steps, ref, query) {
+  const T = ref.weights.rows;
+  assert.equal(steps.query, query);
+  assert.equal(steps.rows.length, T);
+  steps.rows.forEach(([score, scaled, weight], j) => {
+    near(score, ref.scores.data[query * T + j], `score ${query}→${j}`);
+    const want = ref.scaled.data[query * T + j];
+    if (want === -Infinity) assert.equal(scaled, '-Infinity', `scaled ${query}→${j} masked`);
+    else near(scaled, want, `scaled ${query}→${j}`);
+    near(weight, ref.weights.data[query * T + j], `weight ${query}→${j}`);
+  });
+  const d = ref.output.cols;
+  steps.output.forEach((v, c) => near(v, ref.output.data[query * d + c], `output[${c}]`));
+}
+
+function assertLinks(links, weights, where) {
+  const T = weights.rows;
+  const positive = [];
+  for (let i = 0; i < T * T; i++) if (weights.data[i] > 0) positive.push(i);
+  assert.equal(links.length, positive.length, `${where}: one line per non-zero weight`);
+  for (const l of links) near(l.weight, weights.data[l.row * T + l.col], `${where} line ${l.row}→${l.col}`);
+}
+
+// ---- tests ----------------------------------------------------------------------------------------
+test('examples page, strict CSP: three widgets draw the core\'s numbers from one wasm and one vectors fetch', async () => {
+  const { page, problems, requests } = await open('examples/index.html');
+  try {
+    await widgetsDrawn(page);
+    const a = await shown(page, 'fig-heatmap');
+    assert.equal(a.view, 'heatmap');
+    assert.deepEqual(a.rows, ['the', 'train', 'left', 'the', 'station', 'on', 'time']);
+    assertCells(a.cells, single('the train left the station on time').steps.weights, 'heatmap');
+
+    const b = await shown(page, 'fig-lines');
+    assert.equal(b.view, 'lines');
+    const refB = single('he cashed a check at the bank', { temperature: 0.5, mask: 'causal' }).steps.weights;
+    assertLinks(b.links, refB, 'lines');
+    assert.ok(b.links.every((l) => l.col <= l.row), 'causal: no line to a later word');
+    assert.equal(b.links.length, (7 * 8) / 2);
+
+    const c = await shown(page, 'fig-heads');
+    assert.equal(c.view, 'heads');
+    const refC = multi('the bank of the river flooded', { heads: 4 });
+    assert.deepEqual(c.heads.map((h) => h.head), [0, 1, 2, 3]);
+    c.heads.forEach((h, k) => assertCells(h.cells, refC.heads[k].weights, `head ${k + 1}`));
+    // The heads differ from each other and from uniform: the seeded projections do something.
+    assert.notEqual(c.heads[0].cells[0].weight, c.heads[1].cells[0].weight);
+
+    assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, 'one wasm fetch for three widgets');
+    assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, 'one vectors fetch for three widgets');
+    assert.ok(requests.every((p) => !p.startsWith('/widget/') || /^\/widget\/(attention-widget\.js|shared-\w+\.js|attention_wasm\.wasm|vectors\.bin)$/.test(p)), requests.join(' '));
+    // The word vectors are fetched after the first paint.
+    const timing = await page.evaluate(() => ({
+      paint: performance.getEntriesByType('paint').find((e) => e.name === 'first-paint')?.startTime,
+      vectors: performance.getEntriesByType('resource').find((e) => e.name.endsWith('/vectors.bin'))?.startTime,
+    }));
+    assert.ok(timing.paint !== undefined && timing.vectors > timing.paint, JSON.stringify(timing));
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a widget reacts to each attribute changing', async () => {
+  const { page, problems } = await open('examples/index.html');
+  try {
+    await widgetsDrawn(page);
+    const set = (name, value) => page.evaluate(([n, v]) => document.getElementById('fig-heatmap').setAttribute(n, v), [name, value]);
+    const text = 'he cashed a check at the bank';
+    await set('sentence', text);
+    let s = await shown(page, 'fig-heatmap');
+    assert.deepEqual(s.rows, ['he', 'cashed', 'a', 'check', 'at', 'the', 'bank']);
+    assertCells(s.cells, single(text).steps.weights, 'sentence');
+
+    await set('temperature', '0.3');
+    s = await shown(page, 'fig-heatmap');
+    assertCells(s.cells, single(text, { temperature: 0.3 }).steps.weights, 'temperature 0.3');
+
+    await set('mask', 'causal');
+    s = await shown(page, 'fig-heatmap');
+    const causal = single(text, { temperature: 0.3, mask: 'causal' }).steps;
+    assertCells(s.cells, causal.weights, 'causal');
+    assert.ok(s.cells.filter((c) => c.col > c.row).every((c) => Number(c.weight) === 0), 'upper triangle is 0');
+
+    await set('view', 'lines');
+    s = await shown(page, 'fig-heatmap');
+    assert.equal(s.view, 'lines');
+    assertLinks(s.links, causal.weights, 'lines');
+
+    await set('word', '3');
+    await set('view', 'steps');
+    s = await shown(page, 'fig-heatmap');
+    assertSteps(s.steps, causal, 3);
+
+    await set('heads', '2');
+    await set('view', 'heads');
+    s = await shown(page, 'fig-heatmap');
+    const ref = multi(text, { heads: 2, temperature: 0.3, mask: 'causal' });
+    assert.equal(s.heads.length, 2);
+    s.heads.forEach((h, k) => assertCells(h.cells, ref.heads[k].weights, `head ${k + 1}`));
+
+    const bg = () => page.evaluate(() => getComputedStyle(document.getElementById('fig-heatmap').shadowRoot.querySelector('.af')).backgroundColor);
+    assert.equal(await bg(), 'rgb(255, 255, 255)');
+    await set('theme', 'dark');
+    assert.equal(await bg(), 'rgb(23, 25, 30)');
+
+    const visible = (sel) => page.evaluate((sel) => {
+      const n = document.getElementById('fig-heatmap').shadowRoot.querySelector(sel);
+      return Boolean(n && n.getClientRects().length);
+    }, sel);
+    assert.equal(await visible('#sentence'), true);
+    assert.equal(await visible('.toolbar'), false);
+    await set('controls', 'none');
+    assert.equal(await visible('#sentence'), false);
+    assert.equal(await visible('#temperature'), false);
+    await set('controls', 'mask export');
+    assert.equal(await visible('#mask'), true);
+    assert.equal(await visible('.svgButton'), true);
+    assert.equal(await visible('#sentence'), false);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the article\'s CSS stays out of the widgets, the widgets\' out of the article; width follows the container', async () => {
+  for (const width of [1100, 390]) {
+    const { page, problems } = await open('examples/index.html', { width });
+    try {
+      await widgetsDrawn(page);
+      const info = await page.evaluate(() => {
+        const w = document.getElementById('fig-heatmap');
+        const r = w.shadowRoot;
+        const label = r.querySelector('svg.heatmap [role=rowheader]');
+        const button = r.querySelector('.toolbar button') ?? document.getElementById('fig-heads').shadowRoot.querySelector('.toolbar button');
+        const article = document.querySelector('article');
+        const cs = getComputedStyle(article);
+        return {
+          labelFill: getComputedStyle(label).fill,
+          labelSize: getComputedStyle(label).fontSize,
+          cellDisplay: getComputedStyle(r.querySelector('.cell')).display,
+          svgBorder: getComputedStyle(r.querySelector('svg.heatmap')).borderTopStyle,
+          buttonTransform: getComputedStyle(document.getElementById('fig-heads').shadowRoot.querySelector('.toolbar button')).textTransform,
+          inputFont: getComputedStyle(r.querySelector('#sentence')).fontFamily,
+          paragraphFont: getComputedStyle(document.querySelector('article p')).fontFamily,
+          documentSheets: document.styleSheets.length,
+          adopted: document.adoptedStyleSheets.length,
+          styleElements: document.querySelectorAll('style').length,
+          widgets: [...document.querySelectorAll('attention-figure')].map((f) => f.getBoundingClientRect().width),
+          content: article.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight),
+          scrollWidth: document.documentElement.scrollWidth,
+          innerWidth,
+        };
+      });
+      assert.notEqual(info.labelFill, 'rgb(255, 105, 180)', 'article svg { fill: hotpink } must not reach the widget');
+      assert.notEqual(info.labelSize, '30px');
+      assert.notEqual(info.cellDisplay, 'none');
+      assert.equal(info.svgBorder, 'none');
+      assert.equal(info.buttonTransform, 'none');
+      assert.doesNotMatch(info.inputFont, /Georgia/);
+      assert.match(info.paragraphFont, /Georgia/, 'the widget does not restyle the article');
+      assert.deepEqual([info.documentSheets, info.adopted, info.styleElements], [1, 0, 0]);
+      for (const w of info.widgets) assert.ok(Math.abs(w - info.content) <= 1, `widget ${w}px in a ${info.content}px column`);
+      assert.ok(info.scrollWidth <= info.innerWidth, `page scrolls sideways at ${width}px: ${info.scrollWidth}`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  }
+});
+
+test('dark example page: widgets draw in the dark theme', async () => {
+  const { page, problems } = await open('examples/dark.html', { colorScheme: 'dark' });
+  try {
+    await widgetsDrawn(page);
+    const colours = await page.evaluate(() => [...document.querySelectorAll('attention-figure')].map((w) => {
+      const af = w.shadowRoot.querySelector('.af');
+      return [getComputedStyle(af).backgroundColor, getComputedStyle(w.shadowRoot.querySelector('#readout')).color];
+    }));
+    assert.deepEqual(colours, Array(3).fill(['rgb(23, 25, 30)', 'rgb(231, 233, 238)']));
+    assertCells((await shown(page, 'fig-heatmap')).cells, single('the train left the station on time').steps.weights, 'dark heatmap');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('share / embed: the link and iframe URL reproduce the widget\'s state on the full page', async () => {
+  const { page, problems } = await open('examples/index.html');
+  let full;
+  try {
+    await widgetsDrawn(page);
+    const w = page.locator('#fig-heads');
+    const text = 'the river bank was quiet';
+    await w.locator('#sentence').fill(text);
+    await w.locator('#view').selectOption('steps');
+    await w.locator('#mask').selectOption('causal');
+    await w.locator('#heads').fill('3');
+    await w.locator('#heads').dispatchEvent('change');
+    await w.locator('#temperature').evaluate((el) => {
+      el.value = '0.7';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await w.locator('#word').selectOption({ value: '2' });
+    const ref = single(text, { temperature: 0.7, mask: 'causal' }).steps;
+    assertSteps((await shown(page, 'fig-heads')).steps, ref, 2);
+
+    await w.locator('.shareButton').click();
+    const link = await w.locator('.share-url').inputValue();
+    const snippet = await w.locator('.share-snippet').inputValue();
+    const params = new URL(link).searchParams;
+    assert.equal(new URL(link).pathname, '/index.html');
+    assert.deepEqual(Object.fromEntries(params), { sentence: text, view: 'steps', heads: '3', temperature: '0.7', mask: 'causal', word: '2' });
+    const src = /<iframe src="([^"]+)"/.exec(snippet)?.[1].replaceAll('&amp;', '&');
+    assert.ok(src, snippet);
+    assert.equal(new URL(src).searchParams.get('embed'), '1');
+    assert.deepEqual(Object.fromEntries([...new URL(src).searchParams].filter(([k]) => k !== 'embed')), Object.fromEntries(params));
+
+    // The iframe URL, opened: the same state, the same numbers, the figure alone.
+    full = await open(src.slice(url.length));
+    await full.page.waitForSelector('svg.steps', { timeout: 20_000 });
+    const p = full.page;
+    assert.equal(await p.inputValue('#sentence'), text);
+    assert.equal(await p.inputValue('#view'), 'steps');
+    assert.equal(await p.inputValue('#mask'), 'causal');
+    assert.equal(await p.inputValue('#heads'), '3');
+    assert.equal(await p.inputValue('#word'), '2');
+    assert.equal(await p.textContent('#temperature-value'), '0.70');
+    assertSteps((await shown(p, null)).steps, ref, 2);
+    assert.equal(await p.locator('header').isVisible(), false, 'embed mode shows the figure alone');
+    // The page's own share link is the same state.
+    await p.click('.shareButton');
+    const again = new URL(await p.inputValue('.share-url'));
+    assert.deepEqual(Object.fromEntries(again.searchParams), Object.fromEntries(params));
+
+    // On the page, changing something rewrites the URL, and the rewritten URL reproduces it.
+    await p.selectOption('#view', 'heads');
+    await p.waitForSelector('svg.compact');
+    const now = new URL(p.url());
+    assert.equal(now.searchParams.get('view'), 'heads');
+    assert.equal(now.searchParams.get('embed'), '1');
+    const refHeads = multi(text, { heads: 3, temperature: 0.7, mask: 'causal' });
+    const s = await shown(p, null);
+    assert.equal(s.heads.length, 3);
+    s.heads.forEach((h, k) => assertCells(h.cells, refHeads.heads[k].weights, `page head ${k + 1}`));
+    await p.reload();
+    await p.waitForSelector('svg.compact', { timeout: 20_000 });
+    const s2 = await shown(p, null);
+    assert.deepEqual(s2.heads, s.heads);
+    assert.deepEqual(full.problems, []);
+    assert.deepEqual(problems, []);
+  } finally {
+    await full?.page.close();
+    await page.close();
+  }
+});
+
+test('the page reads view and selected word from the URL (lines isolate the word)', async () => {
+  const text = 'the train left the station on time';
+  const { page, problems } = await open(`index.html?sentence=${encodeURIComponent(text)}&view=lines&word=4`);
+  try {
+    await page.waitForSelector('svg.lines .link', { state: 'attached', timeout: 20_000 });
+    const s = await shown(page, null);
+    const ref = single(text).steps.weights;
+    assertLinks(s.links, ref, 'page lines');
+    const on = s.links.filter((l) => l.on);
+    assert.equal(on.length, 7);
+    assert.ok(on.every((l) => l.row === 4), 'only station\'s lines are kept');
+    assert.match(await page.textContent('#readout'), /^station → station \d\.\d{4}/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('export: SVG, PNG and JSON of what the widget shows (under the strict CSP)', async () => {
+  const { page, problems } = await open('examples/index.html');
+  try {
+    await widgetsDrawn(page);
+    const w = page.locator('#fig-heads');
+    const ref = multi('the bank of the river flooded', { heads: 4 });
+    const T = 6;
+    const fetchDownload = async (button) => {
+      const [download] = await Promise.all([page.waitForEvent('download'), w.locator(button).click()]);
+      return { name: download.suggestedFilename(), bytes: await readFile(await download.path()) };
+    };
+
+    const svg = await fetchDownload('.svgButton');
+    assert.match(svg.name, /^attention-heads-the-bank-of-the\.svg$/);
+    const text = svg.bytes.toString('utf8');
+    assert.match(text, /^<\?xml[^>]*>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    assert.doesNotMatch(text, /class=|hotpink/);
+    const weights = [...text.matchAll(/data-weight="([^"]+)"/g)].map((m) => Number(m[1]));
+    assert.equal(weights.length, 4 * T * T);
+    const want = ref.heads.flatMap((h) => Array.from(h.weights.data));
+    weights.forEach((v, i) => near(v, want[i], `svg weight ${i}`));
+    assert.equal((text.match(/<svg /g) ?? []).length, 1 + 4 + 1, 'wrapper + 4 heads + legend');
+    // Colours are written in: the first cell's fill is an explicit rgb().
+    assert.match(text, /<rect(?=[^>]*data-row="0")(?=[^>]*fill="rgb\()/);
+
+    const png = await fetchDownload('.pngButton');
+    assert.match(png.name, /\.png$/);
+    assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const pngW = png.bytes.readUInt32BE(16), pngH = png.bytes.readUInt32BE(20);
+    // The PNG is painted, not blank: sample it where head 2's cell (3, 4) is, at 1×, and compare colours.
+    const check = await page.evaluate(async () => {
+      const el = document.getElementById('fig-heads');
+      const svgs = [...el.shadowRoot.querySelectorAll('#plot svg')];
+      const left = Math.min(...svgs.map((s) => s.getBoundingClientRect().left));
+      const top = Math.min(...svgs.map((s) => s.getBoundingClientRect().top));
+      const width = Math.max(...svgs.map((s) => s.getBoundingClientRect().right)) - left;
+      const cell = el.shadowRoot.querySelector('svg[data-head="1"] .cell[data-row="3"][data-col="4"]');
+      const r = cell.getBoundingClientRect();
+      const bmp = await createImageBitmap(await el.exportPNG(1));
+      const canvas = new OffscreenCanvas(bmp.width, bmp.height);
+      const ctx = canvas.getContext('2d');
+      ctx.drawImage(bmp, 0, 0);
+      const [red, green, blue] = ctx.getImageData(Math.round(r.left + r.width / 2 - left), Math.round(r.top + r.height / 2 - top), 1, 1).data;
+      const bg = ctx.getImageData(1, 1, 1, 1).data;
+      return { px: [red, green, blue], fill: getComputedStyle(cell).fill, bg: [...bg.slice(0, 3)], width, bmpWidth: bmp.width };
+    });
+    const rgb = check.fill.match(/\d+/g).map(Number);
+    check.px.forEach((v, i) => assert.ok(Math.abs(v - rgb[i]) <= 3, `PNG pixel ${check.px} vs cell fill ${check.fill}`));
+    assert.deepEqual(check.bg, [255, 255, 255]);
+    assert.ok(Math.abs(check.bmpWidth - Math.ceil(check.width)) <= 1);
+    assert.ok(Math.abs(pngW - 2 * check.bmpWidth) <= 2 && pngH > 100, `PNG ${pngW}×${pngH} at 2×`);
+
+    const json = JSON.parse((await fetchDownload('.jsonButton')).bytes.toString('utf8'));
+    assert.deepEqual(json.tokens, ['the', 'bank', 'of', 'the', 'river', 'flooded']);
+    assert.equal(json.attentions.length, 1);
+    assert.equal(json.attentions[0].length, 4);
+    json.attentions[0].forEach((m, k) => m.forEach((row, i) => row.forEach((v, j) => near(v, ref.heads[k].weights.data[i * T + j], `json head ${k} (${i}, ${j})`))));
+    assert.match(json.source, /4 heads, d_k = 12, seeded Xavier-uniform/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('import: a model\'s attention (layers × heads × T × T) draws in heatmap, lines and heads; bad input is named', async () => {
+  const { page, problems } = await open('examples/index.html');
+  try {
+    await widgetsDrawn(page);
+    const w = page.locator('#fig-heads');
+    // Two "layers" of three heads, computed by the core (multiHead with two seeds), in HF's shape.
+    const text = 'the cat sat on the mat';
+    const layers = [multi(text, { heads: 3, seed: 11 }), multi(text, { heads: 3, seed: 12 })];
+    const T = 6;
+    const rows = (m) => Array.from({ length: T }, (_, i) => Array.from(m.data.subarray(i * T, (i + 1) * T)));
+    const hf = { tokens: ['[CLS]', 'the', 'cat', 'sat', 'on', '<b>mat</b>'], attentions: layers.map((l) => l.heads.map((h) => rows(h.weights))) };
+    await w.locator('.importButton').click();
+    await w.locator('.import-text').fill(JSON.stringify(hf));
+    await w.locator('.import-go').click();
+    let s = await shown(page, 'fig-heads');
+    assert.equal(s.message, '');
+    assert.equal(s.heads.length, 3);
+    s.heads.forEach((h, k) => assertCells(h.cells, layers[0].heads[k].weights, `imported layer 1 head ${k + 1}`));
+    assert.match(await w.locator('.imported').textContent(), /Imported: 2 layers × 3 heads, 6 tokens/);
+    await w.locator('#layer').selectOption({ value: '1' });
+    s = await shown(page, 'fig-heads');
+    s.heads.forEach((h, k) => assertCells(h.cells, layers[1].heads[k].weights, `imported layer 2 head ${k + 1}`));
+
+    await w.locator('#view').selectOption('heatmap');
+    await w.locator('#head').selectOption({ value: '2' });
+    s = await shown(page, 'fig-heads');
+    assert.deepEqual(s.rows, hf.tokens, 'tokens shown as text');
+    assertCells(s.cells, layers[1].heads[2].weights, 'imported heatmap');
+    assert.equal(await page.evaluate(() => document.getElementById('fig-heads').shadowRoot.querySelectorAll('b').length), 0);
+    await w.locator('#view').selectOption('lines');
+    assertLinks((await shown(page, 'fig-heads')).links, layers[1].heads[2].weights, 'imported lines');
+    assert.equal(await w.locator('#view option[value=steps]').isDisabled(), true);
+    assert.equal(await w.locator('#sentence').isDisabled(), true);
+
+    // Bad inputs: each message names the problem.
+    const bad = async (input, pattern) => {
+      await w.locator('.import-text').fill(input);
+      await w.locator('.import-go').click();
+      const m = await shown(page, 'fig-heads');
+      assert.match(m.message, pattern);
+      assert.match(await w.locator('.import-message').textContent(), pattern);
+    };
+    await bad('{"tokens": ["a", "b"], "attentions": [[[[1, 0], [0.5, 0.5]]]', /not valid JSON/);
+    const wrongShape = structuredClone(hf);
+    wrongShape.attentions[0][1].pop();
+    await bad(JSON.stringify(wrongShape), /attentions\[0\]\[1\] has 5 rows but there are 6 tokens/);
+    const notSoftmax = structuredClone(hf);
+    notSoftmax.attentions[1][0][4] = notSoftmax.attentions[1][0][4].map((v) => v * 0.82);
+    await bad(JSON.stringify(notSoftmax), /attentions\[1\]\[0\] row 4 sums to 0\.82\d*, not 1/);
+
+    // Back to the word vectors.
+    await w.locator('.clear-import').click();
+    await w.locator('#view').selectOption('heatmap');
+    s = await shown(page, 'fig-heads');
+    assertCells(s.cells, single('the bank of the river flooded').steps.weights, 'back to vectors');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a widget with src= draws a JSON file of attention without fetching the word vectors', async () => {
+  const { page, problems, requests } = await open('examples/index.html');
+  try {
+    await widgetsDrawn(page);
+    const text = 'a model would say this';
+    const ref = multi(text, { heads: 2, seed: 3 });
+    const T = ref.heads[0].weights.rows;
+    const rows = (m) => Array.from({ length: T }, (_, i) => Array.from(m.data.subarray(i * T, (i + 1) * T)));
+    // HF's tuple of layers, each with a batch of one: layers × 1 × heads × T × T.
+    const body = JSON.stringify({ tokens: text.split(' '), attentions: [[ref.heads.map((h) => rows(h.weights))]] });
+    await page.route('**/examples/model.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
+    await page.evaluate(() => {
+      const el = document.createElement('attention-figure');
+      el.id = 'fig-src';
+      el.setAttribute('view', 'heads');
+      el.setAttribute('src', 'model.json');
+      document.querySelector('article').append(el);
+    });
+    await widgetsDrawn(page);
+    const s = await shown(page, 'fig-src');
+    s.heads.forEach((h, k) => assertCells(h.cells, ref.heads[k].weights, `src head ${k + 1}`));
+    assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, 'no second vectors fetch');
+    // A missing file is reported.
+    await page.evaluate(() => document.getElementById('fig-src').setAttribute('src', 'missing.json'));
+    await page.waitForFunction(() => !document.getElementById('fig-src').shadowRoot.getElementById('message').hidden);
+    assert.match((await shown(page, 'fig-src')).message, /Could not load the attention file missing\.json \(HTTP 404\)/);
+    assert.deepEqual(problems.filter((p) => !/missing\.json|404/.test(p)), []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('works under a header CSP without \'unsafe-inline\' styles too (constructed stylesheets only)', async () => {
+  const html = (await readFile(join(root, 'examples', 'index.html'), 'utf8')).replace("style-src 'self' 'unsafe-inline'", "style-src 'self'");
+  const policy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
+  const page = await browser.newPage({ acceptDownloads: true });
+  const problems = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  try {
+    await page.route('**/examples/strict.html', (r) => r.fulfill({ status: 200, contentType: 'text/html', body: html, headers: { 'Content-Security-Policy': policy } }));
+    await page.goto(`${url}examples/strict.html`);
+    await widgetsDrawn(page);
+    assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('fig-heads').shadowRoot.querySelector('.af')).borderTopStyle), 'solid', 'styles applied');
+    assertCells((await shown(page, 'fig-heatmap')).cells, single('the train left the station on time').steps.weights, 'strict heatmap');
+    for (const button of ['.svgButton', '.pngButton', '.jsonButton']) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`#fig-heads ${button}`).click()]);
+      assert.ok((await readFile(await download.path())).length > 100, button);
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('payload: widget JS + wasm ≤ 150 KiB gzip, no eval / new Function, typed package', async () => {
+  const dir = join(site, 'widget');
+  const files = await readdir(dir);
+  const payload = files.filter((f) => (f.endsWith('.js') && f !== 'attention.js') || f.endsWith('.wasm'));
+  assert.ok(payload.includes('attention-widget.js') && payload.includes('attention_wasm.wasm'), payload.join());
+  let gz = 0;
+  for (const f of payload) {
+    const bytes = await readFile(join(dir, f));
+    gz += gzipSync(bytes, { level: 9 }).length;
+    if (f.endsWith('.js')) assert.doesNotMatch(bytes.toString('utf8'), /new Function|\beval\(/, f);
+  }
+  assert.ok(gz <= 150 * 1024, `widget payload ${(gz / 1024).toFixed(1)} KiB gzip`);
+  assert.doesNotMatch(await readFile(join(site, 'app.js'), 'utf8'), /new Function|\beval\(/);
+  const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+  for (const target of [pkg.exports['.'].default, pkg.exports['.'].types, pkg.exports['./core'].default, pkg.exports['./core'].types]) {
+    assert.ok(files.includes(target.replace('./', '')), `${target} is in the package`);
+  }
+  const types = await readFile(join(dir, 'attention-widget.d.ts'), 'utf8');
+  for (const name of ['exportSVG', 'exportPNG', 'exportJSON', 'importAttention', 'shareURL', "'attention-figure': AttentionFigureElement"]) assert.ok(types.includes(name), name);
+});
+
+test('no shared module parses strings as HTML; examples have no inline script', async () => {
+  const walk = async (dir) => (await readdir(dir, { withFileTypes: true })).flatMap((e) => (e.isDirectory() ? [] : [join(dir, e.name)]))
+    .concat(...await Promise.all((await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => walk(join(dir, e.name)))));
+  const files = (await walk(join(root, 'web'))).filter((f) => f.endsWith('.js'));
+  assert.ok(files.some((f) => f.endsWith('figure.js')) && files.some((f) => f.endsWith('attention-widget.js')));
+  for (const f of files) {
+    assert.doesNotMatch(await readFile(f, 'utf8'), /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|createContextualFragment|DOMParser|\beval\(|new Function/, f);
+  }
+  for (const f of ['index.html', 'dark.html']) {
+    const html = await readFile(join(root, 'examples', f), 'utf8');
+    assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, `${f}: inline script`);
+    assert.match(html, /Content-Security-Policy" content="default-src 'self'; script-src 'self' 'wasm-unsafe-eval'/);
+  }
+});

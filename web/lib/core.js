@@ -1,0 +1,85 @@
+// Loads the WebAssembly core and the word vectors once per page, however many figures ask: one
+// module-level promise each. Files resolve relative to this module's URL (the bundle's location),
+// so the widget works from any folder. Then: the calls into the core that the figures make.
+import { loadAttention } from 'attention-core';
+import { multiHeadWeights } from './rng.js';
+
+export { AttentionError } from 'attention-core';
+export const MAX_TOKENS = 64;
+
+let corePromise = null;
+let vectorsPromise = null;
+
+/** Where the widget's own files live (overridable for tests and unusual layouts). */
+let base = import.meta.url;
+export function setAssetBase(url) {
+  base = new URL(url, document.baseURI).href;
+}
+export const assetURL = (name) => new URL(name, base).href;
+
+/** The shared wasm core (instantiated on first call). A failed load is retried on the next call. */
+export function loadCore() {
+  corePromise ??= loadAttention({ locateFile: (path) => assetURL(path) }).catch((err) => {
+    corePromise = null;
+    throw err;
+  });
+  return corePromise;
+}
+
+async function fetchBytes(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status} ${response.statusText}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+/** The shared word-vector table (fetched on first call). */
+export function loadVectors() {
+  vectorsPromise ??= Promise.all([loadCore(), fetchBytes(assetURL('vectors.bin'))])
+    .then(([core, bytes]) => core.loadVectors(bytes))
+    .catch((err) => {
+      vectorsPromise = null;
+      throw err;
+    });
+  return vectorsPromise;
+}
+
+const weightCache = new Map();
+function weightsFor(dim, heads, seed) {
+  const key = `${dim}/${heads}/${seed}`;
+  if (!weightCache.has(key)) weightCache.set(key, multiHeadWeights(dim, heads, seed));
+  return weightCache.get(key);
+}
+
+/**
+ * Everything a figure of a sentence needs, from the core: tokens, the parameter-free steps
+ * (softmax(X·Xᵀ/√d / temperature)), and for the heads view the per-head steps of multiHead with
+ * seeded Xavier weights. Throws AttentionError for the core's complaints.
+ */
+export function computeSentence(core, vectors, { sentence, temperature, mask, heads, seed, view }) {
+  const embedding = vectors.embed(sentence, MAX_TOKENS);
+  const options = { temperature, causal: mask === 'causal' };
+  const single = core.parameterFree(embedding.X, Math.sqrt(vectors.dim), options);
+  const model = {
+    source: 'vectors',
+    tokens: embedding.tokens,
+    dim: vectors.dim,
+    single,
+    heads: null,
+  };
+  if (view === 'heads') {
+    const w = weightsFor(vectors.dim, heads, seed);
+    const result = core.multiHead(embedding.X, { heads: w.heads, Wo: w.Wo }, options);
+    model.heads = result.heads;
+    model.dk = w.dk;
+  }
+  return model;
+}
+
+/** Tokens of a text (for messages about empty or too long input). */
+export function tokenCount(core, text) {
+  try {
+    return core.tokenize(text).length;
+  } catch {
+    return -1;
+  }
+}

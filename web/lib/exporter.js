@@ -1,0 +1,190 @@
+// Exports of what a figure shows: SVG (the drawn SVGs, with their computed styles written in as
+// presentation attributes so the file stands alone), PNG (the same SVGs painted onto a canvas element
+// by element — no <img> of a blob, which a strict Content-Security-Policy would block) and JSON.
+import { SVG_NS } from './dom.js';
+
+const STYLE_PROPS = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-opacity', 'opacity', 'font-family',
+  'font-size', 'font-weight', 'font-style', 'text-anchor', 'dominant-baseline', 'visibility', 'text-decoration'];
+
+function placement(svgs) {
+  const rects = svgs.map((s) => s.getBoundingClientRect());
+  const left = Math.min(...rects.map((r) => r.left));
+  const top = Math.min(...rects.map((r) => r.top));
+  const right = Math.max(...rects.map((r) => r.right));
+  const bottom = Math.max(...rects.map((r) => r.bottom));
+  return { rects, left, top, width: Math.ceil(right - left), height: Math.ceil(bottom - top) };
+}
+
+/** Standalone SVG text of several rendered SVG elements, placed as on screen, on a background colour. */
+export function toSVG(svgs, background) {
+  const { rects, left, top, width, height } = placement(svgs);
+  const out = document.createElementNS(SVG_NS, 'svg');
+  out.setAttribute('xmlns', SVG_NS);
+  out.setAttribute('width', width);
+  out.setAttribute('height', height);
+  out.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  const bg = document.createElementNS(SVG_NS, 'rect');
+  for (const [k, v] of Object.entries({ width, height, fill: background })) bg.setAttribute(k, v);
+  out.append(bg);
+  svgs.forEach((svg, n) => {
+    const clone = svg.cloneNode(true);
+    const src = [svg, ...svg.querySelectorAll('*')];
+    const dst = [clone, ...clone.querySelectorAll('*')];
+    src.forEach((node, i) => {
+      const target = dst[i];
+      target.removeAttribute('style');
+      target.removeAttribute('tabindex');
+      target.removeAttribute('class');
+      if (node.tagName === 'stop' || node.tagName === 'linearGradient' || node.tagName === 'defs') return;
+      const cs = getComputedStyle(node);
+      for (const p of STYLE_PROPS) {
+        const v = cs.getPropertyValue(p);
+        if (v && !(p === 'text-decoration' && v.startsWith('none'))) target.setAttribute(p, v);
+      }
+    });
+    clone.setAttribute('x', rects[n].left - left);
+    clone.setAttribute('y', rects[n].top - top);
+    clone.setAttribute('width', rects[n].width);
+    clone.setAttribute('height', rects[n].height);
+    out.append(clone);
+  });
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(out);
+}
+
+function opacityOf(node, stop) {
+  let o = 1;
+  for (let n = node; n && n !== stop.parentNode; n = n.parentNode) {
+    if (n.nodeType !== 1) break;
+    o *= Number(getComputedStyle(n).opacity);
+  }
+  return o;
+}
+
+function paintOf(ctx, value, node, box) {
+  if (!value || value === 'none') return null;
+  const ref = /^url\("?#([^")]+)"?\)/.exec(value);
+  if (!ref) return value;
+  const grad = node.ownerSVGElement?.querySelector(`[id="${CSS.escape(ref[1])}"]`);
+  if (!grad) return null;
+  const g = ctx.createLinearGradient(box.x, box.y, box.x + box.width, box.y);
+  for (const stop of grad.querySelectorAll('stop')) {
+    g.addColorStop(parseFloat(stop.getAttribute('offset')) / 100, stop.getAttribute('stop-color'));
+  }
+  return g;
+}
+
+/** Paints rendered SVG elements (rect, line, path, text) onto a new canvas at `scale`× their on-screen size. */
+export function toCanvas(svgs, background, scale = 2) {
+  const { left, top, width, height } = placement(svgs);
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round(height * scale);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = background;
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  for (const svg of svgs) {
+    for (const node of svg.querySelectorAll('rect, line, path, text')) {
+      if (node.closest('defs')) continue;
+      const cs = getComputedStyle(node);
+      if (cs.visibility === 'hidden' || cs.display === 'none') continue;
+      const m = node.getScreenCTM();
+      if (!m) continue;
+      ctx.setTransform(scale * m.a, scale * m.b, scale * m.c, scale * m.d, scale * (m.e - left), scale * (m.f - top));
+      ctx.globalAlpha = opacityOf(node, svg);
+      const num = (name) => Number(node.getAttribute(name) ?? 0);
+      let path = null;
+      if (node.tagName === 'rect') {
+        path = new Path2D();
+        const rx = num('rx');
+        if (rx > 0 && path.roundRect) path.roundRect(num('x'), num('y'), num('width'), num('height'), rx);
+        else path.rect(num('x'), num('y'), num('width'), num('height'));
+      } else if (node.tagName === 'line') {
+        path = new Path2D();
+        path.moveTo(num('x1'), num('y1'));
+        path.lineTo(num('x2'), num('y2'));
+      } else if (node.tagName === 'path') {
+        path = new Path2D(node.getAttribute('d') ?? '');
+      }
+      const box = node.getBBox();
+      const fill = paintOf(ctx, cs.fill, node, box);
+      const stroke = paintOf(ctx, cs.stroke, node, box);
+      const alpha = ctx.globalAlpha;
+      if (path) {
+        if (fill && node.tagName !== 'line') {
+          ctx.globalAlpha = alpha * Number(cs.fillOpacity);
+          ctx.fillStyle = fill;
+          ctx.fill(path);
+        }
+        if (stroke && parseFloat(cs.strokeWidth) > 0) {
+          ctx.globalAlpha = alpha * Number(cs.strokeOpacity);
+          ctx.strokeStyle = stroke;
+          ctx.lineWidth = parseFloat(cs.strokeWidth);
+          ctx.stroke(path);
+        }
+      } else if (fill) {
+        ctx.globalAlpha = alpha * Number(cs.fillOpacity);
+        ctx.fillStyle = fill;
+        ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+        const anchor = cs.textAnchor;
+        ctx.textAlign = anchor === 'middle' ? 'center' : anchor === 'end' ? 'right' : 'left';
+        const base = cs.dominantBaseline;
+        ctx.textBaseline = base === 'central' || base === 'middle' ? 'middle' : 'alphabetic';
+        ctx.fillText(node.textContent, num('x'), num('y'));
+      }
+    }
+  }
+  return canvas;
+}
+
+/** PNG bytes of the rendered SVGs. */
+export function toPNG(svgs, background, scale = 2) {
+  const canvas = toCanvas(svgs, background, scale);
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+}
+
+const rows = (m) => {
+  const out = [];
+  for (let r = 0; r < m.rows; r++) out.push(Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
+  return out;
+};
+
+/** The numbers of a figure as Hugging Face-shaped JSON: tokens + attentions (layers × heads × T × T) + how they were made. */
+export function toJSON(model, state) {
+  const tokens = model.tokens.map((t) => t.text);
+  if (model.source === 'imported') {
+    return { tokens, attentions: model.attentions.map((layer) => layer.map(rows)), source: 'imported', layers: model.layers, heads: model.heads };
+  }
+  const settings = { sentence: state.sentence, temperature: state.temperature, mask: state.mask };
+  if (state.view === 'heads' && model.heads) {
+    return {
+      tokens,
+      attentions: [model.heads.map((s) => rows(s.weights))],
+      source: `multi-head attention over word vectors: ${model.heads.length} heads, d_k = ${model.dk}, ` +
+        `seeded Xavier-uniform W_Q, W_K, W_V, W_O (seed ${state.seed})`,
+      settings: { ...settings, heads: state.heads, seed: state.seed },
+    };
+  }
+  const out = {
+    tokens,
+    attentions: [[rows(model.single.weights)]],
+    source: `parameter-free attention over ${model.dim}-d word vectors: softmax(X·Xᵀ / √${model.dim} / temperature)`,
+    settings,
+  };
+  if (state.view === 'steps') {
+    out.steps = { scores: rows(model.single.scores), scaled: rows(model.single.scaled).map((r) => r.map((v) => (v === -Infinity ? null : v))), output: rows(model.single.output) };
+  }
+  return out;
+}
+
+/** Offers a Blob as a download (an <a download> click inside `root`). */
+export function download(root, blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.hidden = true;
+  root.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

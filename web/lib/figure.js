@@ -1,0 +1,493 @@
+// One interactive attention figure: controls, the selected view, readout, legend, notes, and the
+// share / export / import tools. The page (light DOM) and the <attention-figure> widget (shadow DOM)
+// both build theirs with this class. All maths comes from the wasm core (./core.js); imported
+// weights are checked (./importer.js) and drawn as they are.
+import { AttentionError, MAX_TOKENS, computeSentence, loadCore, loadVectors, tokenCount } from './core.js';
+import { h } from './dom.js';
+import { download, toJSON, toPNG, toSVG } from './exporter.js';
+import { drawHeatmap, drawLegend, format4, maxOf } from './heatmap.js';
+import { ImportError, parseAttention } from './importer.js';
+import { describeLinks, drawLines } from './lines.js';
+import { DEFAULTS, VIEWS, VIEW_NAMES, toParams } from './state.js';
+import { drawSteps } from './steps.js';
+
+const HINTS = {
+  heatmap: 'Hover over a cell, or Tab into the grid and use the arrow keys, to read its exact weight.',
+  lines: 'Hover over a word, or Tab in and use the arrow keys, to keep only its lines.',
+  steps: 'The numbers the core computed for the selected word, stage by stage.',
+  heads: 'Each head projects the word vectors with its own random (seeded) weights, then attends. Hover a cell to read it.',
+};
+const number = (n) => n.toLocaleString('en-US');
+const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
+export class Figure {
+  /**
+   * root: an element (page) or shadow root (widget) to build into.
+   * options: { controls: Set of control names, framed, showVocabulary, shareBase: () => URL string,
+   *            onState(state) after user changes, theme }
+   */
+  constructor(root, options = {}) {
+    this.root = root;
+    this.options = options;
+    this.state = { ...DEFAULTS };
+    this.imported = null;
+    this.model = null;
+    this.core = null;
+    this.vectors = null;
+    this.loadError = null;
+    this.focus = null; // { row, col } of the heatmap's roving cell
+    this.#build();
+    this.setControls(options.controls);
+    this.setTheme(options.theme ?? 'auto');
+  }
+
+  // ---- DOM -----------------------------------------------------------------------------------------
+  #build() {
+    const e = (this.els = {});
+    e.sentence = h('input', { id: 'sentence', type: 'text', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-describedby': 'status message' });
+    e.view = h('select', { id: 'view' }, ...VIEWS.map((v) => h('option', { value: v }, VIEW_NAMES[v])));
+    e.heads = h('input', { id: 'heads', type: 'number', min: 1, max: 8, step: 1 });
+    e.mask = h('select', { id: 'mask' }, h('option', { value: 'none' }, 'none'), h('option', { value: 'causal' }, 'causal'));
+    e.word = h('select', { id: 'word' });
+    e.layer = h('select', { id: 'layer' });
+    e.head = h('select', { id: 'head' });
+    e.temperature = h('input', { id: 'temperature', type: 'range', min: 0.1, max: 3, step: 0.05, 'aria-describedby': 'temperature-help' });
+    e.temperatureValue = h('output', { id: 'temperature-value', for: 'temperature' });
+    e.status = h('p', { id: 'status', class: 'status', role: 'status' }, 'Loading…');
+    e.message = h('p', { id: 'message', class: 'message', role: 'alert', hidden: true });
+    e.importedInfo = h('span');
+    e.clearImport = h('button', { type: 'button', class: 'clear-import' }, 'Back to word vectors');
+    const field = (name, label, control) => (e[`${name}Field`] = h('label', { class: 'field', for: control.id }, h('span', {}, label), control));
+
+    e.sentenceLabel = h('label', { for: 'sentence' }, 'Sentence');
+    e.settings = h('div', { class: 'row' }, field('view', 'View', e.view), field('heads', 'Heads', e.heads), field('mask', 'Mask', e.mask), field('word', 'Word', e.word));
+    e.importedRow = h('div', { class: 'row imported', hidden: true }, field('layer', 'Layer', e.layer), field('head', 'Head', e.head), e.importedInfo, e.clearImport);
+    e.slider = h('div', { class: 'slider' },
+      h('label', { for: 'temperature' }, 'Temperature'), e.temperature, e.temperatureValue,
+      h('span', { id: 'temperature-help', class: 'muted' }, 'lower: sharper, higher: more even'));
+    e.controls = h('section', { class: 'controls', 'aria-label': 'Sentence and settings' },
+      e.sentenceLabel, e.sentence, e.settings, e.importedRow, e.slider, e.status);
+
+    e.viewBox = h('div', { id: 'heatmap', class: 'view' });
+    e.readout = h('p', { id: 'readout', class: 'readout', 'aria-live': 'polite' });
+    e.legend = h('div', { id: 'legend', class: 'legend-wrap' });
+    e.notes = h('ul', { id: 'notes', class: 'notes' });
+    e.plot = h('div', { id: 'plot', class: 'plot', hidden: true }, e.viewBox, e.readout, e.legend, e.notes);
+
+    const button = (name, text, title) => (e[name] = h('button', { type: 'button', class: name, title }, text));
+    e.toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Share and export' },
+      button('shareButton', 'Share / embed', 'A link and an iframe snippet that reproduce this figure'),
+      button('svgButton', 'SVG', 'Download the figure as SVG'),
+      button('pngButton', 'PNG', 'Download the figure as PNG'),
+      button('jsonButton', 'JSON', 'Download the numbers as JSON'),
+      button('importButton', 'Import attention…', 'Draw attention weights from a real model'));
+
+    e.shareURL = h('input', { type: 'text', readonly: true, class: 'share-url', 'aria-label': 'Link to this figure' });
+    e.shareSnippet = h('textarea', { readonly: true, rows: 4, class: 'share-snippet', 'aria-label': 'Iframe snippet' });
+    e.shareNote = h('p', { class: 'muted', 'aria-live': 'polite' });
+    e.copyURL = h('button', { type: 'button', class: 'copy-url' }, 'Copy link');
+    e.copySnippet = h('button', { type: 'button', class: 'copy-snippet' }, 'Copy iframe');
+    e.sharePanel = h('div', { class: 'panel share', hidden: true },
+      h('p', {}, h('strong', {}, 'Link'), ' — opens the full page in this exact state'), e.shareURL,
+      h('p', {}, h('strong', {}, 'Embed'), ' — paste into your article'), e.shareSnippet,
+      h('div', { class: 'row' }, e.copyURL, e.copySnippet), e.shareNote);
+
+    e.importText = h('textarea', { rows: 5, class: 'import-text', 'aria-label': 'Attention JSON',
+      placeholder: '{"tokens": ["[CLS]", "the", …], "attentions": [[[[…T weights…], …T rows], …heads], …layers]}' });
+    e.importFile = h('input', { type: 'file', accept: '.json,application/json', class: 'import-file', 'aria-label': 'Load a JSON file' });
+    e.importGo = h('button', { type: 'button', class: 'import-go' }, 'Draw it');
+    e.importMessage = h('p', { class: 'import-message', role: 'alert' });
+    e.importPanel = h('div', { class: 'panel import', hidden: true },
+      h('p', {}, 'Paste or load the attention of a real model: ', h('code', {}, '{"tokens": [...], "attentions": layers × heads × T × T}'),
+        ' — what Hugging Face transformers returns with ', h('code', {}, 'output_attentions=True'), ' (as nested lists).'),
+      e.importText, h('div', { class: 'row' }, e.importFile, e.importGo), e.importMessage);
+
+    e.figure = h('div', { class: 'af', part: 'figure' }, e.controls, e.message, e.plot, e.toolbar, e.sharePanel, e.importPanel);
+    if (this.options.framed) e.figure.classList.add('framed');
+    this.root.append(e.figure);
+    this.#wire();
+    this.#syncControls();
+  }
+
+  #wire() {
+    const e = this.els;
+    e.sentence.addEventListener('input', () => this.#user({ sentence: e.sentence.value }));
+    e.view.addEventListener('change', () => this.#user({ view: e.view.value }));
+    e.heads.addEventListener('change', () => {
+      const n = Math.round(Number(e.heads.value));
+      if (n >= 1 && n <= 8) this.#user({ heads: n });
+      else e.heads.value = String(this.state.heads);
+    });
+    e.mask.addEventListener('change', () => this.#user({ mask: e.mask.value }));
+    e.word.addEventListener('change', () => this.#user({ word: Number(e.word.value) }));
+    e.layer.addEventListener('change', () => this.#user({ layer: Number(e.layer.value) }));
+    e.head.addEventListener('change', () => this.#user({ head: Number(e.head.value) }));
+    e.temperature.addEventListener('input', () => this.#user({ temperature: Number(e.temperature.value) }));
+    e.clearImport.addEventListener('click', () => this.clearImport());
+    e.shareButton.addEventListener('click', () => this.#toggle(e.sharePanel, e.shareButton, () => this.#fillShare()));
+    e.importButton.addEventListener('click', () => this.#toggle(e.importPanel, e.importButton));
+    e.copyURL.addEventListener('click', () => this.#copy(e.shareURL, 'Link copied.'));
+    e.copySnippet.addEventListener('click', () => this.#copy(e.shareSnippet, 'Iframe snippet copied.'));
+    e.svgButton.addEventListener('click', () => this.#run(() => download(e.figure, new Blob([this.exportSVG()], { type: 'image/svg+xml' }), `${this.#fileStem()}.svg`)));
+    e.pngButton.addEventListener('click', () => this.#run(async () => download(e.figure, await this.exportPNG(), `${this.#fileStem()}.png`)));
+    e.jsonButton.addEventListener('click', () => this.#run(() => download(e.figure, new Blob([JSON.stringify(this.exportJSON())], { type: 'application/json' }), `${this.#fileStem()}.json`)));
+    e.importGo.addEventListener('click', () => this.importAttention(e.importText.value));
+    e.importFile.addEventListener('change', async () => {
+      const file = e.importFile.files?.[0];
+      if (!file) return;
+      const text = await file.text();
+      e.importText.value = text.length > 20000 ? '' : text;
+      this.importAttention(text);
+    });
+  }
+
+  #toggle(panel, button, fill) {
+    panel.hidden = !panel.hidden;
+    button.setAttribute('aria-expanded', String(!panel.hidden));
+    if (!panel.hidden) fill?.();
+  }
+
+  async #copy(field, done) {
+    field.select();
+    try {
+      await navigator.clipboard.writeText(field.value);
+      this.els.shareNote.textContent = done;
+    } catch {
+      this.els.shareNote.textContent = 'Selected: press Ctrl+C (⌘C) to copy.';
+    }
+  }
+
+  async #run(action) {
+    try {
+      await action();
+    } catch (err) {
+      this.#showMessage(`Export failed: ${err.message}`);
+    }
+  }
+
+  #fileStem() {
+    const words = this.model ? this.model.tokens.slice(0, 4).map((t) => t.text.replace(/[^\p{L}\p{N}]+/gu, '')).filter(Boolean) : [];
+    return ['attention', this.state.view, ...words].join('-').slice(0, 60);
+  }
+
+  /** Shows or hides controls: a Set of names from state.CONTROLS. */
+  setControls(set) {
+    const c = set ?? new Set();
+    const e = this.els;
+    const show = (node, on) => (node.hidden = !on);
+    show(e.sentenceLabel, c.has('sentence'));
+    show(e.sentence, c.has('sentence'));
+    for (const name of ['view', 'heads', 'mask', 'word']) show(e[`${name}Field`], c.has(name));
+    show(e.settings, ['view', 'heads', 'mask', 'word'].some((n) => c.has(n)));
+    show(e.slider, c.has('temperature'));
+    show(e.shareButton, c.has('share'));
+    for (const b of ['svgButton', 'pngButton', 'jsonButton']) show(e[b], c.has('export'));
+    show(e.importButton, c.has('import'));
+    show(e.toolbar, c.has('share') || c.has('export') || c.has('import'));
+    if (!c.has('share')) e.sharePanel.hidden = true;
+    if (!c.has('import')) e.importPanel.hidden = true;
+    this.controls = c;
+    this.#updateStatusVisibility();
+  }
+
+  setTheme(theme) {
+    const f = this.els.figure;
+    f.classList.remove('theme-auto', 'theme-light', 'theme-dark');
+    f.classList.add(`theme-${['light', 'dark'].includes(theme) ? theme : 'auto'}`);
+  }
+
+  #updateStatusVisibility() {
+    const c = this.controls;
+    const anyControl = ['sentence', 'view', 'heads', 'mask', 'word', 'temperature'].some((n) => c.has(n));
+    // The status line says what is loading, or the vocabulary size (the page); the widget hides it once loaded.
+    this.els.status.hidden = !this.options.showVocabulary && (this.vectors || this.imported || !anyControl) && !this.loadError;
+    this.els.controls.hidden = !anyControl && this.els.status.hidden && this.els.importedRow.hidden;
+  }
+
+  #syncControls() {
+    const e = this.els, s = this.state;
+    if (e.sentence.value !== s.sentence) e.sentence.value = s.sentence;
+    e.view.value = s.view;
+    e.heads.value = String(s.heads);
+    e.mask.value = s.mask;
+    e.temperature.value = String(s.temperature);
+    e.temperatureValue.textContent = s.temperature.toFixed(2);
+    const vectorsOnly = Boolean(this.imported);
+    for (const n of ['sentence', 'heads', 'mask', 'temperature']) e[n].disabled = vectorsOnly;
+    e.view.querySelector('option[value=steps]').disabled = vectorsOnly;
+  }
+
+  // ---- state ---------------------------------------------------------------------------------------
+  /** Applies state changes coming from outside (attributes, URL) and redraws. */
+  set(changes) {
+    const before = this.state;
+    this.state = { ...before, ...changes };
+    if (changes.sentence !== undefined && changes.sentence !== before.sentence && changes.word === undefined) this.state.word = null;
+    if (changes.word !== undefined && changes.word !== this.focus?.row) this.focus = null;
+    this.#syncControls();
+    this.render();
+  }
+
+  #user(changes) {
+    this.set(changes);
+    this.options.onState?.(this.state);
+  }
+
+  #selectWord(row, col) {
+    this.focus = { row, col };
+    if (this.state.word === row) return;
+    this.state = { ...this.state, word: row };
+    if (this.els.word.value !== String(row)) this.els.word.value = String(row);
+    this.options.onState?.(this.state);
+  }
+
+  // ---- loading -------------------------------------------------------------------------------------
+  /** Loads the shared core now, and the shared word vectors after the first paint (unless imported only). */
+  async start() {
+    this.els.status.textContent = 'Loading the attention core…';
+    this.render();
+    try {
+      this.core = await loadCore();
+      if (this.imported && !this.options.showVocabulary) return this.#updateStatusVisibility();
+      await nextPaint();
+      this.els.status.textContent = 'Loading the word vectors…';
+      this.vectors = await loadVectors();
+    } catch (err) {
+      this.loadError = err;
+      this.els.status.textContent = 'Not loaded.';
+      this.#updateStatusVisibility();
+      if (!this.imported) this.#clearFigure();
+      this.#showMessage(`Could not load the attention core or the word vectors (${err.message}). Reload the page to try again.`);
+      return;
+    }
+    this.els.status.textContent = `Vocabulary: ${number(this.vectors.size)} words, ${this.vectors.dim} dimensions each.`;
+    this.#updateStatusVisibility();
+    this.options.onLoaded?.(this.vectors);
+    this.render();
+  }
+
+  // ---- imported attention --------------------------------------------------------------------------
+  /** Checks and draws attention weights from a model (JSON text or a parsed object). Returns true if drawn. */
+  importAttention(input, tokens) {
+    let model;
+    try {
+      model = parseAttention(input, tokens);
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      this.els.importMessage.textContent = err.message;
+      this.els.importPanel.hidden = !this.controls.has('import');
+      this.#showMessage(`Could not draw the imported attention: ${err.message}`);
+      return false;
+    }
+    this.imported = { source: 'imported', ...model };
+    this.els.importMessage.textContent = '';
+    const e = this.els;
+    e.layer.replaceChildren(...model.attentions.map((_, l) => h('option', { value: l }, String(l + 1))));
+    e.head.replaceChildren(...model.attentions[0].map((_, k) => h('option', { value: k }, String(k + 1))));
+    e.importedInfo.textContent = `Imported: ${model.layers} layer${model.layers > 1 ? 's' : ''} × ${model.heads} head${model.heads > 1 ? 's' : ''}, ${model.tokens.length} tokens`;
+    e.importedRow.hidden = false;
+    e.clearImport.hidden = !this.controls.has('import');
+    const layer = Math.min(this.state.layer, model.layers - 1), head = Math.min(this.state.head, model.heads - 1);
+    this.state = { ...this.state, layer, head, view: this.state.view === 'steps' ? 'heatmap' : this.state.view, word: null };
+    e.layer.value = String(layer);
+    e.head.value = String(head);
+    this.#syncControls();
+    this.#updateStatusVisibility();
+    this.render();
+    return true;
+  }
+
+  clearImport() {
+    this.imported = null;
+    this.els.importedRow.hidden = true;
+    this.#syncControls();
+    this.#updateStatusVisibility();
+    this.render();
+    if (!this.core && !this.loadError) this.start();
+  }
+
+  // ---- drawing -------------------------------------------------------------------------------------
+  #showMessage(text, kind = 'error') {
+    const m = this.els.message;
+    m.textContent = text;
+    m.className = `message ${kind}`;
+    m.hidden = !text;
+  }
+
+  /** Shows a problem in the figure's message line, in place of the figure. */
+  showError(text) {
+    this.#clearFigure();
+    this.#showMessage(text);
+  }
+
+  #clearFigure() {
+    const e = this.els;
+    e.plot.hidden = true;
+    e.viewBox.replaceChildren();
+    e.legend.replaceChildren();
+    e.notes.replaceChildren();
+    this.model = null;
+  }
+
+  #tokenError(text, err) {
+    const count = tokenCount(this.core, text);
+    if (count === 0) return 'Type a sentence: there are no words to compare yet.';
+    if (count > MAX_TOKENS) return `That is ${number(count)} tokens; the figure shows at most ${MAX_TOKENS} — shorten the sentence.`;
+    return err.message;
+  }
+
+  /** Redraws from the current state (no-op until the vectors are loaded, unless imported). */
+  render() {
+    const s = this.state, e = this.els;
+    let model;
+    if (this.imported) {
+      model = this.imported;
+    } else {
+      if (!this.vectors) return;
+      if (!s.sentence.trim()) {
+        this.#clearFigure();
+        this.#showMessage('Type a sentence… its words will appear as the rows and columns of the heatmap.', 'hint');
+        return;
+      }
+      try {
+        model = computeSentence(this.core, this.vectors, s);
+      } catch (err) {
+        this.#clearFigure();
+        this.#showMessage(err instanceof AttentionError ? this.#tokenError(s.sentence, err) : `Something went wrong: ${err.message}`);
+        if (!(err instanceof AttentionError)) console.error(err);
+        return;
+      }
+    }
+    this.model = model;
+    const T = model.tokens.length;
+    const word = s.word !== null && s.word < T ? s.word : null;
+    this.#fillWords(model.tokens, word);
+    e.plot.hidden = false;
+    e.viewBox.className = 'view';
+    e.viewBox.dataset.view = s.view;
+    this.#showMessage('');
+    const weights = model.source === 'imported' ? model.attentions[s.layer][s.head] : model.single.weights;
+    const showCell = (cell) => this.#readoutCell(cell);
+    this.#readout(null);
+
+    if (s.view === 'heatmap') {
+      const focusAt = this.focus ?? (word !== null ? { row: word, col: word } : null);
+      drawHeatmap(e.viewBox, e.legend, model.tokens, weights, showCell, focusAt,
+        { selectedRow: word, onSelect: (r, c) => this.#selectWord(r, c) });
+    } else if (s.view === 'lines') {
+      drawLines(e.viewBox, model.tokens, weights, {
+        selected: word,
+        onSelect: (i) => this.#selectWord(i, 0),
+        onFocusWord: (info) => this.#readout(info ? describeLinks(info) : null),
+      });
+      e.legend.replaceChildren();
+    } else if (s.view === 'steps') {
+      if (model.source === 'imported') {
+        e.viewBox.replaceChildren();
+        this.#showMessage('The steps view needs the scores before the softmax; imported attention holds only the weights. Choose heatmap, lines or heads.', 'hint');
+      } else {
+        const scaleText = `scaled = q·k ÷ √${model.dim} ÷ temperature ${s.temperature.toFixed(2)}${s.mask === 'causal' ? '; later words masked (−∞)' : ''}`;
+        drawSteps(e.viewBox, model.tokens, model.single, word ?? 0, { scaleText });
+      }
+      e.legend.replaceChildren();
+    } else {
+      const list = model.source === 'imported' ? model.attentions[s.layer] : model.heads.map((h) => h.weights);
+      const max = Math.max(...list.map((w) => maxOf(w.data)));
+      e.viewBox.className = 'view grid';
+      e.viewBox.replaceChildren();
+      list.forEach((w, k) => drawHeatmap(e.viewBox, null, model.tokens, w, showCell, null,
+        { compact: true, title: `head ${k + 1}`, head: k, max, append: true, selectedRow: word }));
+      drawLegend(e.legend, max);
+    }
+    this.#writeNotes(model.tokens);
+  }
+
+  #fillWords(tokens, word) {
+    const sel = this.els.word;
+    const texts = tokens.map((t, i) => `${i + 1}: ${t.text}`);
+    const current = [...sel.options].map((o) => o.textContent);
+    if (current.length !== texts.length + 1 || texts.some((t, i) => current[i + 1] !== t)) {
+      sel.replaceChildren(h('option', { value: '' }, '—'), ...texts.map((t, i) => h('option', { value: i }, t)));
+    }
+    sel.value = word === null ? '' : String(word);
+  }
+
+  #readout(text) {
+    this.els.readout.textContent = text ?? HINTS[this.state.view];
+  }
+
+  #readoutCell(cell) {
+    const r = this.els.readout;
+    if (!cell) return this.#readout(null);
+    r.replaceChildren();
+    const strong = h('strong', {}, `${cell.head !== undefined ? `head ${cell.head + 1}: ` : ''}${cell.query.text} → ${cell.key.text}: ${format4(cell.weight)}`);
+    r.append(strong, h('span', { class: 'muted' }, ` (query word ${cell.row + 1}, key word ${cell.col + 1})`));
+  }
+
+  #writeNotes(tokens) {
+    const seen = new Set();
+    const items = [];
+    for (const t of tokens) {
+      if (t.lookup === 'known' || seen.has(t.text)) continue;
+      seen.add(t.text);
+      items.push(h('li', {}, h('span', { class: `token ${t.lookup}` }, `‘${t.text}’`),
+        t.lookup === 'unknown'
+          ? ' is not in the vocabulary: it uses a zero vector, so it attends evenly to every word.'
+          : ` is not in the vocabulary: it uses the vector of ‘${t.matched}’.`));
+    }
+    this.els.notes.replaceChildren(...items);
+  }
+
+  // ---- share and export ----------------------------------------------------------------------------
+  /** The full page's URL reproducing this state. */
+  shareURL({ embed = false } = {}) {
+    const url = new URL(this.options.shareBase?.() ?? location.href);
+    const params = toParams(this.state);
+    const theme = [...this.els.figure.classList].find((c) => c.startsWith('theme-'))?.slice(6);
+    if (theme && theme !== 'auto') params.set('theme', theme);
+    if (embed) params.set('embed', '1');
+    url.search = params.toString();
+    url.hash = '';
+    return url.href;
+  }
+
+  /** An iframe snippet for the embed URL. */
+  embedSnippet() {
+    const height = { heatmap: 620, lines: 560, steps: 620, heads: 640 }[this.state.view];
+    const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+    return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
+  }
+
+  #fillShare() {
+    const e = this.els;
+    e.shareURL.value = this.shareURL();
+    e.shareSnippet.value = this.embedSnippet();
+    e.shareNote.textContent = this.imported ? 'Imported weights are not part of the link: it shows the word-vector figure with these settings.' : '';
+  }
+
+  #svgs() {
+    const svgs = [...this.els.plot.querySelectorAll('svg')].filter((s) => s.getBoundingClientRect().width > 0);
+    if (!svgs.length) throw new Error('there is no figure to export');
+    return svgs;
+  }
+
+  #background() {
+    return getComputedStyle(this.els.figure).getPropertyValue('--af-bg').trim() || '#ffffff';
+  }
+
+  /** The figure as standalone SVG text. */
+  exportSVG() {
+    return toSVG(this.#svgs(), this.#background());
+  }
+
+  /** The figure as a PNG Blob (2× pixels). */
+  exportPNG(scale = 2) {
+    return toPNG(this.#svgs(), this.#background(), scale);
+  }
+
+  /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings } (importable again). */
+  exportJSON() {
+    if (!this.model) throw new Error('there is no figure to export');
+    return toJSON(this.model, this.state);
+  }
+}

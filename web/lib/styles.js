@@ -1,0 +1,117 @@
+// The figure's CSS, one copy for the page and the widget: applied with adoptedStyleSheets (a
+// constructed stylesheet, which a Content-Security-Policy without 'unsafe-inline' still allows).
+// Everything is under .af, so in the page it touches nothing else; in the widget it lives in the
+// shadow root. Themes: .theme-light, .theme-dark, .theme-auto (follows prefers-color-scheme).
+const LIGHT = `
+  --af-bg: #ffffff; --af-fg: #1d1f23; --af-muted: #5d636e; --af-line: #d9dce1; --af-panel: #f6f7f9;
+  --af-accent: #3b5bdb; --af-unknown: #c2410c; --af-stemmed: #7048e8; --af-link: #3b5bdb;
+  --af-error-bg: #fff1f0; --af-error-fg: #a8071a; color-scheme: light;`;
+const DARK = `
+  --af-bg: #17191e; --af-fg: #e7e9ee; --af-muted: #a0a7b4; --af-line: #343943; --af-panel: #1f2229;
+  --af-accent: #8ca2ff; --af-unknown: #ff9a5c; --af-stemmed: #b69cff; --af-link: #8ca2ff;
+  --af-error-bg: #3a1d1f; --af-error-fg: #ffb3b0; color-scheme: dark;`;
+
+export const FIGURE_CSS = `
+.af { ${LIGHT}
+  --af-font: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Helvetica Neue", Arial, sans-serif;
+  --af-mono: ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace;
+  box-sizing: border-box; width: 100%; min-width: 0;
+  font: 15px/1.5 var(--af-font); color: var(--af-fg); background: var(--af-bg);
+  text-align: left; letter-spacing: normal; word-spacing: normal; text-transform: none; text-indent: 0;
+}
+.af.theme-dark { ${DARK} }
+@media (prefers-color-scheme: dark) { .af.theme-auto { ${DARK} } }
+.af *, .af *::before, .af *::after { box-sizing: border-box; }
+.af [hidden] { display: none !important; }
+.af.framed { border: 1px solid var(--af-line); border-radius: 10px; padding: 0.9rem 1rem; }
+.af .muted { color: var(--af-muted); }
+
+.af .controls { display: grid; gap: 0.45rem; margin: 0 0 0.75rem; }
+.af .controls label, .af .field > span { font-weight: 600; font-size: 0.9rem; }
+.af input, .af select, .af button, .af textarea { font: inherit; color: var(--af-fg); margin: 0; }
+.af #sentence {
+  width: 100%; font-size: 1.1rem; padding: 0.5rem 0.7rem; border: 1px solid var(--af-line);
+  border-radius: 8px; background: var(--af-bg);
+}
+.af .row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4rem 1rem; }
+.af .field { display: inline-flex; align-items: center; gap: 0.4rem; }
+.af select, .af input[type=number] {
+  padding: 0.25rem 0.4rem; border: 1px solid var(--af-line); border-radius: 6px; background: var(--af-bg); font-size: 0.95rem;
+}
+.af input[type=number] { width: 4.2em; }
+.af .field select { max-width: 12rem; }
+.af .slider { display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 0.75rem; font-size: 0.95rem; }
+.af #temperature { width: min(14rem, 50vw); accent-color: var(--af-accent); }
+.af #temperature-value { font-variant-numeric: tabular-nums; min-width: 2.5em; }
+.af .slider .muted { font-size: 0.85rem; }
+.af :is(input, select, button, textarea):focus-visible { outline: 3px solid var(--af-accent); outline-offset: 1px; }
+.af .status { margin: 0; font-size: 0.85rem; color: var(--af-muted); }
+.af .imported { font-size: 0.9rem; padding: 0.4rem 0.6rem; border-radius: 8px; background: var(--af-panel); }
+
+.af .message { margin: 0 0 0.75rem; padding: 0.6rem 0.9rem; border-radius: 8px; background: var(--af-error-bg); color: var(--af-error-fg); }
+.af .message.hint { background: var(--af-panel); color: var(--af-muted); border: 1px dashed var(--af-line); }
+
+.af .view { overflow-x: auto; padding: 0.25rem 0; }
+.af .view.grid { display: flex; flex-wrap: wrap; gap: 0.75rem 1.25rem; align-items: flex-start; }
+.af svg { display: block; max-width: 100%; height: auto; font-family: var(--af-font); overflow: visible; }
+.af svg text:not(.value) { fill: var(--af-fg); stroke: none; }
+.af svg .label.active, .af svg .label.selected { font-weight: 700; fill: var(--af-accent); }
+.af svg .label.unknown { fill: var(--af-unknown); font-style: italic; text-decoration: underline dotted; }
+.af svg .label.stemmed { fill: var(--af-stemmed); }
+.af svg .axis-title text, .af svg text.head-title, .af svg text.steps-note { fill: var(--af-muted); font-size: 12px; }
+.af svg text.head-title { font-weight: 600; }
+.af svg .cell { stroke: var(--af-bg); stroke-width: 1.5; cursor: crosshair; outline: none; }
+.af svg.compact .cell { stroke-width: 0.75; }
+.af svg .ring { fill: none; stroke: var(--af-fg); stroke-width: 3; pointer-events: none; }
+.af svg.compact .ring { stroke-width: 2; }
+.af svg .value { font-size: 11px; text-anchor: middle; dominant-baseline: central; pointer-events: none; font-variant-numeric: tabular-nums; }
+.af svg .link { stroke: var(--af-link); transition: stroke-opacity 120ms; }
+.af svg.isolated .link:not(.on) { stroke-opacity: 0.03; }
+.af svg .word { cursor: pointer; outline: none; }
+.af svg .word:focus-visible { text-decoration: underline; }
+.af svg.steps .num { font-family: var(--af-mono); font-variant-numeric: tabular-nums; font-size: 12px; }
+.af svg.steps .masked { fill: var(--af-muted); }
+.af svg.steps .bar { fill: var(--af-accent); }
+.af svg.steps .rule { stroke: var(--af-line); }
+.af svg.steps .steps-head text { fill: var(--af-muted); font-size: 12px; font-weight: 600; }
+.af svg.steps .steps-title { font-weight: 600; }
+.af svg.legend .tick { stroke: var(--af-muted); }
+.af svg.legend .tick-label { fill: var(--af-muted); font-size: 12px; font-variant-numeric: tabular-nums; }
+
+.af .readout { min-height: 1.6em; margin: 0.4rem 0; font-variant-numeric: tabular-nums; }
+.af .readout strong { font-family: var(--af-mono); font-weight: 600; }
+.af .notes { margin: 0.4rem 0; padding-left: 1.2rem; font-size: 0.9rem; }
+.af .notes:empty { display: none; }
+.af .token { font-weight: 600; }
+.af .token.unknown { color: var(--af-unknown); font-style: italic; text-decoration: underline dotted; }
+.af .token.stemmed { color: var(--af-stemmed); }
+
+.af .toolbar { display: flex; flex-wrap: wrap; gap: 0.4rem; margin-top: 0.5rem; }
+.af button {
+  padding: 0.3rem 0.7rem; border: 1px solid var(--af-line); border-radius: 6px; background: var(--af-panel);
+  cursor: pointer; font-size: 0.9rem;
+}
+.af button:hover { border-color: var(--af-accent); }
+.af .panel { margin-top: 0.6rem; padding: 0.7rem 0.8rem; border: 1px solid var(--af-line); border-radius: 8px; background: var(--af-panel); display: grid; gap: 0.4rem; }
+.af .panel textarea, .af .panel input[type=text] {
+  width: 100%; font-family: var(--af-mono); font-size: 0.8rem; padding: 0.35rem 0.5rem;
+  border: 1px solid var(--af-line); border-radius: 6px; background: var(--af-bg); resize: vertical;
+}
+.af .panel p { margin: 0; font-size: 0.85rem; }
+`;
+
+let sheet;
+/** The shared constructed stylesheet. */
+export function figureSheet() {
+  if (!sheet) {
+    sheet = new CSSStyleSheet();
+    sheet.replaceSync(FIGURE_CSS);
+  }
+  return sheet;
+}
+
+/** Adds the figure stylesheet to a document or shadow root (once). */
+export function adoptFigureStyles(root) {
+  const s = figureSheet();
+  if (!root.adoptedStyleSheets.includes(s)) root.adoptedStyleSheets = [...root.adoptedStyleSheets, s];
+}

@@ -1,0 +1,95 @@
+// Types of the <attention-figure> widget (attention-widget.js). The compute module's types are in
+// ./attention.d.ts (import from "<package>/core").
+import type { AttentionCore, Matrix, WordVectors } from './attention.js';
+
+export type View = 'heatmap' | 'lines' | 'steps' | 'heads';
+export type Mask = 'none' | 'causal';
+export type Theme = 'auto' | 'light' | 'dark';
+export type Control = 'sentence' | 'view' | 'heads' | 'mask' | 'word' | 'temperature' | 'share' | 'export' | 'import';
+
+/** What a figure shows; the same names are its attributes and the full page's URL parameters. */
+export interface FigureState {
+  sentence: string;
+  view: View;
+  /** Number of heads in the "heads" view, 1–8. */
+  heads: number;
+  /** Divides the scores before the softmax, 0.1–3. */
+  temperature: number;
+  mask: Mask;
+  /** The selected (query) word, 0-based, or null. */
+  word: number | null;
+  /** Imported attention: which layer and head the heatmap and lines views show. */
+  layer: number;
+  head: number;
+  /** Seed of the heads view's Xavier-random projection weights. */
+  seed: number;
+}
+
+/** Attention weights from a model, as Hugging Face transformers returns them (output_attentions=True). */
+export interface ImportedAttention {
+  tokens: string[];
+  /** layers × heads × T × T (also accepted: layers × 1 × heads × T × T, heads × T × T, T × T). */
+  attentions: number[][][][] | number[][][][][] | number[][][] | number[][];
+}
+
+/** What exportJSON returns (importAttention accepts it back). */
+export interface ExportedAttention {
+  tokens: string[];
+  attentions: number[][][][];
+  source: string;
+  settings?: Partial<FigureState>;
+  steps?: { scores: number[][]; scaled: (number | null)[][]; output: number[][] };
+}
+
+export interface AttentionChangeEvent extends CustomEvent<FigureState> {}
+
+/**
+ * <attention-figure sentence="…" view="heatmap|lines|steps|heads" heads="4" temperature="1"
+ *   mask="none|causal" word="2" controls="sentence view temperature" theme="auto|light|dark"
+ *   src="attention.json" page="https://…/index.html"></attention-figure>
+ * Fires "attention-change" (detail: FigureState) when the reader changes something.
+ */
+export class AttentionFigureElement extends HTMLElement {
+  static readonly observedAttributes: string[];
+  /** The current state (a copy). */
+  readonly state: FigureState;
+  /** Checks and draws a model's attention; false (and a message in the figure) if it is malformed. */
+  importAttention(json: string | ImportedAttention | number[][][][], tokens?: string[]): boolean;
+  /** Back to the word-vector figure. */
+  clearImport(): void;
+  /** The drawn figure as standalone SVG text. */
+  exportSVG(): string;
+  /** The drawn figure as a PNG (scale × on-screen pixels, default 2). */
+  exportPNG(scale?: number): Promise<Blob>;
+  /** The numbers of the figure, Hugging Face-shaped. */
+  exportJSON(): ExportedAttention;
+  /** URL of the full page reproducing this state (embed: true for the iframe form). */
+  shareURL(options?: { embed?: boolean }): string;
+  /** An <iframe> snippet reproducing this state. */
+  embedSnippet(): string;
+}
+
+export const DEFAULT_CONTROLS: Control[];
+
+/** The wasm core every widget on the page shares (instantiated on first call). */
+export function loadCore(): Promise<AttentionCore>;
+/** The word vectors every widget shares (fetched on first call, from vectors.bin beside the script). */
+export function loadVectors(): Promise<WordVectors>;
+
+export class ImportError extends Error {}
+/** Validates imported attention; throws ImportError naming the first problem. */
+export function parseAttention(json: string | object, tokens?: string[]): {
+  tokens: { text: string; lookup: 'known'; matched: string }[];
+  attentions: Matrix[][];
+  layers: number;
+  heads: number;
+};
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attention-figure': AttentionFigureElement;
+  }
+  interface HTMLElementEventMap {
+    'attention-change': AttentionChangeEvent;
+  }
+}
