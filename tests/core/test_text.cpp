@@ -89,6 +89,11 @@ TEST_CASE("tokenize: lower-case words, punctuation split off", "[text][tokenize]
   REQUIRE(tokenize(" \t\n ") == Strings{});
   // UTF-8 passes through whole: accents, emoji, right-to-left script.
   REQUIRE(tokenize("Café 🚂 שלום") == Strings{"café", "🚂", "שלום"});
+  // Unicode spaces separate like ASCII ones: no-break, em, ideographic, line separator.
+  REQUIRE(tokenize("the\u00a0train\u2003left\u3000the\u2028station") == Strings{"the", "train", "left", "the", "station"});
+  REQUIRE(tokenize("\u00a0 \u2003") == Strings{});
+  REQUIRE(tokenize("well-\u00a0known") == Strings{"well", "-", "known"});
+  REQUIRE(tokenize("na\u00efve caf\u00e9s") == Strings{"na\u00efve", "caf\u00e9s"});  // C2/C3 letters are not spaces
 }
 
 TEST_CASE("a vectors file parses into words and de-quantised vectors", "[text][vectors]") {
