@@ -17,6 +17,19 @@ cmake --build build/sanitize -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build/sanitize --output-on-failure -j"$jobs"
 
+echo "== native tests under valgrind memcheck"
+# The Release build from above, every test (golden cases included; ATTN_GOLDEN_LIMIT=n would check
+# only n per variant).
+valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite,indirect -q \
+  build/native/tests/core/core_tests
+
+echo "== fuzz smoke: each libFuzzer target for 60 s (clang, ASan + UBSan)"
+bash scripts/fuzz.sh 60
+
 echo "== wasm module (node) and page (headless Chromium)"
 bash scripts/build.sh
+
+echo "== benchmark harness smoke (bench/run.sh --smoke: outputs must agree; no timing is checked)"
+bash bench/run.sh --smoke
+
 node --test tests/wasm/ tests/web/

@@ -83,6 +83,13 @@ export interface AttentionCore {
   attentionByColumns(X: MatrixInput, weights: HeadWeights, options?: AttentionOptions): AttentionSteps;
   multiHead(X: MatrixInput, weights: { heads: HeadWeights[]; Wo: MatrixInput; bo?: ArrayLike<number> },
             options?: AttentionOptions): MultiHeadResult;
+  /**
+   * Output only, softmax(score(Q, K) / temperature)·V, by the streaming (online) softmax: O(T·d) scratch
+   * instead of the T×T weights, so T = 4096 fits. Q, K: T×d_k, V: T×d_v (given, no projections).
+   * Dot, scaled dot (default) and cosine scores, temperature, causal and key padding; equals
+   * attention(...).output to 1e-5.
+   */
+  attentionOutput(Q: MatrixInput, K: MatrixInput, V: MatrixInput, options?: AttentionOptions): Matrix;
   /** Parse the project's vectors file (data/vectors.bin). */
   loadVectors(bytes: Uint8Array | ArrayBuffer): WordVectors;
 }

@@ -156,6 +156,9 @@ export async function loadAttention(options = {}) {
     attentionByColumns(X, weights, options) {
       return checked(raw.attention(asMatrix(X, 'X'), asHead(weights), asOptions(options), true));
     },
+    attentionOutput(Q, K, V, options) {
+      return checked(raw.attentionOutput(asMatrix(Q, 'Q'), asMatrix(K, 'K'), asMatrix(V, 'V'), asOptions(options)));
+    },
     multiHead(X, weights, options) {
       if (!weights || !Array.isArray(weights.heads)) throw new AttentionError('multiHead needs weights.heads, an array of heads');
       const packed = {
@@ -165,6 +168,16 @@ export async function loadAttention(options = {}) {
       const bo = asVector(weights.bo, 'bo');
       if (bo) packed.bo = bo;
       return checked(raw.multiHead(asMatrix(X, 'X'), packed, asOptions(options)));
+    },
+    /** Wasm memory, for leak tests: heap size, bytes in use by malloc, live Embind handles and objects. */
+    memory() {
+      const { heapBytes, mallocBytes } = raw.memoryStats();
+      return {
+        heapBytes,
+        mallocBytes,
+        emvalHandles: typeof raw.count_emval_handles === 'function' ? raw.count_emval_handles() : null,
+        liveObjects: typeof raw.getInheritedInstanceCount === 'function' ? raw.getInheritedInstanceCount() : null,
+      };
     },
     loadVectors(bytes) {
       const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;

@@ -2,12 +2,15 @@
 // Errors never cross the boundary as C++ exceptions (they leak in Emscripten 3.1.6): each entry point
 // catches them and returns a JS Error, which wasm/attention.js rethrows as an AttentionError.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
+#include <malloc.h>
 #include <emscripten/val.h>
 
 #include <string>
 #include <vector>
 
 #include "attention/attention.hpp"
+#include "attention/streaming.hpp"
 #include "attention/text.hpp"
 
 using emscripten::val;
@@ -133,6 +136,14 @@ val attention_js(val X, val weights, val options, bool by_columns) {
   });
 }
 
+// Output only, for long inputs: the streaming (online) softmax never forms the T×T weights.
+val attention_output_js(val Q, val K, val V, val options) {
+  return guarded([&] {
+    return to_js(streaming_attention_output(to_matrix(Q, "Q"), to_matrix(K, "K"), to_matrix(V, "V"),
+                                            to_options(options, Score::ScaledDot)));
+  });
+}
+
 val multi_head_js(val X, val weights, val options) {
   return guarded([&] {
     MultiHeadWeights w;
@@ -201,14 +212,25 @@ class WordVectorsHandle {
   bool loaded_ = false;
 };
 
+// For leak tests: the wasm heap's size and the bytes malloc has handed out and not had back.
+val memory_stats_js() {
+  const struct mallinfo info = mallinfo();
+  val out = val::object();
+  out.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
+  out.set("mallocBytes", static_cast<double>(info.uordblks));
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_core) {
+  emscripten::function("memoryStats", &memory_stats_js);
   emscripten::function("softmax", &softmax_js);
   emscripten::function("tokenize", &tokenize_js);
   emscripten::function("parameterFree", &parameter_free_js);
   emscripten::function("attention", &attention_js);
   emscripten::function("multiHead", &multi_head_js);
+  emscripten::function("attentionOutput", &attention_output_js);
   emscripten::class_<WordVectorsHandle>("WordVectors")
       .constructor<>()
       .function("load", &WordVectorsHandle::load)

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "attention/attention.hpp"
+#include "attention/kernels.hpp"
 
 namespace attn {
 namespace {
@@ -49,9 +50,19 @@ void require_projection(const Matrix& W, Index d_model, bool rows_are_input, con
   require_finite(bias, bias_name);
 }
 
+// Finite inputs can still overflow float32 on the way (X·W, q·k, ÷ a tiny temperature): refuse the
+// result with a clear error rather than return Inf/NaN (or mistake a -Inf score for a mask).
+void require_no_overflow(const Matrix& m, const char* what) {
+  if (!m.allFinite()) {
+    std::ostringstream s;
+    s << what << " (" << shape_of(m) << ") overflows float32: the inputs are too large for it (|value| > 3.4e38)";
+    throw AttentionError(s.str());
+  }
+}
+
 // Q·W (+ b on every row).
 Matrix project(const Matrix& X, const Matrix& W, const Vector& b) {
-  Matrix out = X * W;
+  Matrix out = kernels::kUseForWeightsV ? kernels::multiply(X, W) : Matrix(X * W);  // wasm: see kernels.hpp
   if (b.size() != 0) out.rowwise() += b.transpose();
   return out;
 }
@@ -59,6 +70,9 @@ Matrix project(const Matrix& X, const Matrix& W, const Vector& b) {
 // The shared tail of every head, row convention. `divisor` is √d_k for scaled dot and the constant c
 // for parameter-free attention (1 when nothing is divided).
 AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, float divisor) {
+  require_no_overflow(Q, "Q");
+  require_no_overflow(K, "K");
+  require_no_overflow(V, "V");
   AttentionSteps s;
   // Step 1: raw scores, T×T: query rows, key columns.
   switch (o.score) {
@@ -73,12 +87,18 @@ AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, f
   else
     s.scaled = s.scores / divisor;
   if (o.temperature != 1.0f) s.scaled /= o.temperature;
+  require_no_overflow(s.scores, "the scores");
+  require_no_overflow(s.scaled, "the scores ÷ scale ÷ temperature");
   // Step 3: masks turn hidden pairs into -inf, which softmax maps to weight 0.
   apply_mask(s.scaled, o.causal, o.key_padding);
   // Step 4: softmax along each query's row (3^x on the sheet).
   s.weights = o.hand_shortcuts ? softmax_base3(s.scaled, Axis::Rows) : softmax(s.scaled, Axis::Rows);
   // Step 5: weighted sum of values, T×T · T×d_v = T×d_v.
-  s.output = s.weights * V;
+  if constexpr (kernels::kUseForWeightsV)
+    s.output = kernels::multiply(s.weights, V);  // wasm: see kernels.hpp
+  else
+    s.output = s.weights * V;
+  require_no_overflow(s.output, "the output weights·V");
   s.Q = std::move(Q);
   s.K = std::move(K);
   s.V = std::move(V);
@@ -123,6 +143,21 @@ AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionO
   Matrix K = project(X, w.W_K, w.b_K);  // T×d_k
   Matrix V = project(X, w.W_V, w.b_V);  // T×d_v
   return attend(std::move(Q), std::move(K), std::move(V), options, scale_for(options, d_k));
+}
+
+AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionOptions& options) {
+  require_options(options);
+  if (Q.size() == 0 || K.size() == 0 || V.size() == 0 || Q.cols() != K.cols() || K.rows() != V.rows()) {
+    std::ostringstream s;
+    s << "attention from Q " << shape_of(Q) << ", K " << shape_of(K) << ", V " << shape_of(V)
+      << ": they must be non-empty, Q and K must share d_k, and V needs one row per key";
+    throw AttentionError(s.str());
+  }
+  require_finite(Q, "Q");
+  require_finite(K, "K");
+  require_finite(V, "V");
+  const float divisor = scale_for(options, Q.cols());
+  return attend(std::move(Q), std::move(K), std::move(V), options, divisor);
 }
 
 AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w, const AttentionOptions& options) {

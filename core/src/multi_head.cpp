@@ -41,13 +41,16 @@ MultiHeadSteps multi_head_attention(const Matrix& X, const MultiHeadWeights& w, 
   // Output projection: T×Σd_v · Σd_v×d_out.
   out.output = out.concat * w.W_O;
   if (w.b_O.size() != 0) out.output.rowwise() += w.b_O.transpose();
+  if (!out.output.allFinite())
+    throw AttentionError("the output concat·W_O + b_O (" + shape_of(out.output) +
+                         ") overflows float32: the inputs are too large for it (|value| > 3.4e38)");
   return out;
 }
 
 MultiHeadWeights split_heads(const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V, const Matrix& W_O,
                              Index heads) {
   const Index d_model = W_Q.rows();
-  if (heads <= 0 || W_Q.cols() % heads != 0 || W_Q.cols() == 0) {
+  if (heads <= 0 || W_Q.cols() % heads != 0 || W_Q.cols() == 0 || d_model == 0) {
     std::ostringstream s;
     s << "cannot split W_Q (" << shape_of(W_Q) << ") into " << heads << " equal heads";
     throw AttentionError(s.str());

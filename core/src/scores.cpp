@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "attention/attention.hpp"
+#include "attention/kernels.hpp"
 
 namespace attn {
 namespace {
@@ -23,6 +24,7 @@ void require_same_width(const Matrix& Q, const Matrix& K, const char* what) {
 // score(i, j) = q_i · k_j
 Matrix dot_scores(const Matrix& Q, const Matrix& K) {
   require_same_width(Q, K, "dot scores");
+  if constexpr (kernels::kUseForScores) return kernels::multiply_transposed(Q, K);  // see kernels.hpp
   return Q * K.transpose();  // T_q×d_k · d_k×T_k = T_q×T_k
 }
 
@@ -35,15 +37,19 @@ Matrix scaled_dot_scores(const Matrix& Q, const Matrix& K) {
 // score(i, j) = q_i · k_j / (|q_i| |k_j|); a zero vector has no direction, so it scores 0.
 Matrix cosine_scores(const Matrix& Q, const Matrix& K) {
   require_same_width(Q, K, "cosine scores");
-  const Vector q_norm = Q.rowwise().norm();  // T_q
-  const Vector k_norm = K.rowwise().norm();  // T_k
-  Matrix scores = Q * K.transpose();
-  for (Index i = 0; i < scores.rows(); ++i)
-    for (Index j = 0; j < scores.cols(); ++j) {
-      const float denom = q_norm(i) * k_norm(j);
-      scores(i, j) = denom > 0 ? scores(i, j) / denom : 0.0f;
+  // Each row scaled to unit length first, so q·k and |q||k| cannot overflow (or underflow to 0/0) for
+  // finite vectors however large or tiny: ÷ its largest |entry|, then ÷ the norm of what is left.
+  auto unit_rows = [](const Matrix& M) {
+    Matrix U = M;
+    for (Index i = 0; i < U.rows(); ++i) {
+      const float largest = U.row(i).cwiseAbs().maxCoeff();
+      if (largest == 0.0f) continue;  // a zero vector stays zero and scores 0
+      U.row(i) /= largest;
+      U.row(i) /= U.row(i).norm();
     }
-  return scores;
+    return U;
+  };
+  return unit_rows(Q) * unit_rows(K).transpose();
 }
 
 // score(i, j) = vᵀ tanh(W1·q_i + W2·k_j)   (W1, W2: d_a × d_k; v: d_a)
@@ -78,7 +84,7 @@ void apply_mask(Matrix& scores, bool causal, const KeyPadding& key_padding) {
       s << "key padding mask has " << key_padding.size() << " entries but there are " << scores.cols() << " keys";
       throw AttentionError(s.str());
     }
-    for (Index j = 0; j < scores.cols(); ++j)
+    for (Index j = 0; j < scores.cols() && scores.rows() > 0; ++j)  // no column views of a 0-row matrix
       if (key_padding[static_cast<std::size_t>(j)]) scores.col(j).setConstant(masked);
   }
   if (causal) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "attention/attention.hpp"
+#include "attention/kernels.hpp"
 
 namespace attn {
 namespace {
@@ -55,9 +56,13 @@ Matrix softmax(const Matrix& logits, Axis axis, float temperature) {
     throw AttentionError(s.str());
   }
   require_logits(logits);
+  if (logits.size() == 0) return logits;  // nothing to normalise (and no rows/columns to take views of)
   Matrix weights = logits;
   const float inv_t = 1.0f / temperature;
-  if (axis == Axis::Rows) {
+  if (axis == Axis::Rows && kernels::kUseForSoftmax) {
+    // The same steps, vectorised (exp included): see attention/kernels.hpp.
+    kernels::softmax_rows(weights.data(), weights.rows(), weights.cols(), weights.cols(), inv_t);
+  } else if (axis == Axis::Rows) {
     for (Index r = 0; r < weights.rows(); ++r) softmax_in_place(weights.row(r), inv_t);
   } else {
     for (Index c = 0; c < weights.cols(); ++c) softmax_in_place(weights.col(c), inv_t);
@@ -67,6 +72,7 @@ Matrix softmax(const Matrix& logits, Axis axis, float temperature) {
 
 Matrix softmax_base3(const Matrix& logits, Axis axis) {
   require_logits(logits);
+  if (logits.size() == 0) return logits;
   // On paper: raise 3 to each score, add up the row (or column), divide. Masked (-inf) → 3^-inf = 0.
   Matrix powers = logits.unaryExpr([](float x) { return std::pow(3.0f, x); });
   for (Index r = 0; r < powers.rows(); ++r)
@@ -77,16 +83,26 @@ Matrix softmax_base3(const Matrix& logits, Axis axis) {
           << " overflows float; the hand shortcut is meant for the small integer scores of the sheet";
         throw AttentionError(s.str());
       }
+  // 3^x / Σ 3^x, evaluated as 3^(x - max) / Σ 3^(x - max) in double: the same numbers, but a line of
+  // very negative scores (3^-100 underflows float to 0) or many large ones (the sum overflows) still
+  // sums to 1. A line that is all -inf (masked) stays all zero.
+  auto normalise = [](auto in, auto out) {
+    const float neg_inf = -std::numeric_limits<float>::infinity();
+    float max = neg_inf;
+    for (Index j = 0; j < in.size(); ++j) max = std::max(max, in(j));
+    if (max == neg_inf) {
+      out.setZero();
+      return;
+    }
+    double sum = 0;
+    for (Index j = 0; j < in.size(); ++j) sum += std::pow(3.0, static_cast<double>(in(j)) - max);
+    for (Index j = 0; j < in.size(); ++j)
+      out(j) = static_cast<float>(std::pow(3.0, static_cast<double>(in(j)) - max) / sum);
+  };
   if (axis == Axis::Rows) {
-    for (Index r = 0; r < powers.rows(); ++r) {
-      const float sum = powers.row(r).sum();
-      if (sum > 0) powers.row(r) /= sum;
-    }
+    for (Index r = 0; r < powers.rows(); ++r) normalise(logits.row(r), powers.row(r));
   } else {
-    for (Index c = 0; c < powers.cols(); ++c) {
-      const float sum = powers.col(c).sum();
-      if (sum > 0) powers.col(c) /= sum;
-    }
+    for (Index c = 0; c < powers.cols(); ++c) normalise(logits.col(c), powers.col(c));
   }
   return powers;
 }

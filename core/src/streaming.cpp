@@ -2,6 +2,7 @@
 // query keep the running maximum m, the running sum l of exp(s - m) and the running weighted sum of
 // values; when a new block raises the maximum, rescale what was accumulated by exp(m_old - m_new).
 #include "attention/streaming.hpp"
+#include "attention/kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -48,14 +49,26 @@ void require_inputs(const Matrix& Q, const Matrix& K, const Matrix& V, const Att
   }
 }
 
-// Cosine scores are dot products of unit vectors; a zero vector stays zero (it scores 0).
+// Cosine scores are dot products of unit vectors; a zero vector stays zero (it scores 0). Each row is
+// first divided by its largest |entry|, so the norm of a huge (or tiny) finite row cannot overflow.
 Matrix unit_rows(const Matrix& M) {
   Matrix out = M;
   for (Index r = 0; r < out.rows(); ++r) {
-    const float norm = out.row(r).norm();
-    if (norm > 0) out.row(r) /= norm;
+    const float largest = out.row(r).cwiseAbs().maxCoeff();
+    if (largest == 0.0f) continue;
+    out.row(r) /= largest;
+    out.row(r) /= out.row(r).norm();
   }
   return out;
+}
+
+// Finite inputs can still overflow float32 in q·k or ÷ a tiny temperature: refuse rather than return
+// Inf/NaN (the full path refuses the same inputs).
+Matrix require_no_overflow(Matrix output) {
+  if (!output.allFinite())
+    throw AttentionError("streaming attention: the output (" + shape_of(output) +
+                         ") overflows float32: the scores are too large for it (|value| > 3.4e38)");
+  return output;
 }
 
 }  // namespace
@@ -64,14 +77,25 @@ Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const 
                                   const AttentionOptions& o) {
   require_inputs(Q_in, K_in, V, o);
   const bool cosine = o.score == Score::Cosine;
-  const Matrix Q = cosine ? unit_rows(Q_in) : Q_in;
-  const Matrix K = cosine ? unit_rows(K_in) : K_in;
+  Matrix Q_unit, K_unit;  // only for cosine scores; otherwise Q and K are the inputs themselves, not copies
+  if (cosine) {
+    Q_unit = unit_rows(Q_in);
+    K_unit = unit_rows(K_in);
+  }
+  const Matrix& Q = cosine ? Q_unit : Q_in;
+  const Matrix& K = cosine ? K_unit : K_in;
   const Index T_q = Q.rows(), T_k = K.rows(), d_v = V.cols();
   const float scale = o.score == Score::ScaledDot ? std::sqrt(static_cast<float>(Q.cols())) : 1.0f;
   const float inv_divisor = 1.0f / (scale * o.temperature);
   const float neg_inf = -std::numeric_limits<float>::infinity();
 
   Matrix output(T_q, d_v);
+  if constexpr (kernels::kUseForStreaming) {
+    // The same recurrence with packed K/V and vectorised tiles and exp: see attention/kernels.hpp.
+    kernels::streaming_output(Q.data(), K.data(), V.data(), T_q, T_k, Q.cols(), d_v, inv_divisor, o.causal,
+                              o.key_padding.empty() ? nullptr : o.key_padding.data(), output.data());
+    return require_no_overflow(std::move(output));
+  }
   Matrix scores;                               // one tile: up to kBlock × kBlock
   Vector running_max, running_sum;             // per query of the block
   Matrix accumulated;                          // block × d_v
@@ -117,7 +141,7 @@ Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const 
         output.row(q0 + i).setZero();
     }
   }
-  return output;
+  return require_no_overflow(std::move(output));
 }
 
 }  // namespace attn

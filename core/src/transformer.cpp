@@ -7,6 +7,14 @@
 namespace attn {
 namespace {
 
+// Finite inputs can still overflow float32 (X·W1, ·gamma, a residual sum): refuse rather than return Inf.
+Matrix require_no_overflow(Matrix m, const char* what) {
+  if (!m.allFinite())
+    throw AttentionError(std::string(what) + " (" + shape_of(m) +
+                         ") overflows float32: the inputs are too large for it (|value| > 3.4e38)");
+  return m;
+}
+
 void require_vector(const Vector& v, Index length, const char* name, const char* what) {
   if (v.size() != length) {
     std::ostringstream s;
@@ -69,7 +77,7 @@ Matrix layer_norm(const Matrix& X, const Vector& gamma, const Vector& beta, floa
     out.row(r) = (((row.array() - mean) * inv_std).cast<float>() * gamma.transpose().array() +
                   beta.transpose().array()).matrix();
   }
-  return out;
+  return require_no_overflow(std::move(out), "the LayerNorm output");
 }
 
 Matrix feed_forward(const Matrix& X, const FeedForward& f) {
@@ -93,9 +101,10 @@ Matrix feed_forward(const Matrix& X, const FeedForward& f) {
     // GELU(x) = x · Φ(x) = x/2 · (1 + erf(x / √2))
     hidden = hidden.unaryExpr([](float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); });
   }
+  require_no_overflow(hidden, "the feed-forward hidden layer");
   Matrix out = hidden * f.W2;  // T × d_out
   out.rowwise() += f.b2.transpose();
-  return out;
+  return require_no_overflow(std::move(out), "the feed-forward output");
 }
 
 EncoderLayerSteps encoder_layer(const Matrix& X, const EncoderLayer& layer, NormPlacement placement,
@@ -121,6 +130,7 @@ EncoderLayerSteps encoder_layer(const Matrix& X, const EncoderLayer& layer, Norm
     s.after_attention = X + s.attention.output;
     s.output = s.after_attention +
                feed_forward(layer_norm(s.after_attention, layer.norm2_gamma, layer.norm2_beta), layer.ffn);
+    require_no_overflow(s.output, "the encoder layer's output");
   }
   return s;
 }

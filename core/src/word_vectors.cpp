@@ -1,6 +1,7 @@
 // The word-vector table: parses the project's vectors file from bytes and embeds tokenised sentences.
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 #include "attention/text.hpp"
@@ -102,9 +103,11 @@ WordVectors WordVectors::parse(const std::uint8_t* bytes, std::size_t size) {
   table.vectors_.resize(count, dim);
   for (std::uint32_t w = 0; w < count; ++w) {
     const float scale = f32_le(scales + 4ull * w);
-    if (!std::isfinite(scale) || scale < 0) {
+    // scale × 127 (or × -128) must stay finite too: a scale above FLT_MAX / 128 would give Inf vectors.
+    if (!std::isfinite(scale) || scale < 0 || scale > std::numeric_limits<float>::max() / 128.0f) {
       std::ostringstream s;
-      s << "vectors file: the scale of \"" << table.words_[w] << "\" is " << scale << "; it must be finite and ≥ 0";
+      s << "vectors file: the scale of \"" << table.words_[w] << "\" is " << scale
+        << "; it must be finite, ≥ 0 and at most " << std::numeric_limits<float>::max() / 128.0f;
       throw AttentionError(s.str());
     }
     for (std::uint32_t k = 0; k < dim; ++k)

@@ -1,0 +1,69 @@
+// The hot loops of attention (QKᵀ, row softmax, weights·V) written so they vectorise where Eigen does
+// not: Eigen 3.4.0 has no WebAssembly SIMD backend, so on wasm it falls back to scalar code (or to
+// whatever clang's autovectoriser finds). These kernels use GCC/clang vector extensions, which clang
+// lowers to f32x4 with -msimd128, to SSE/AVX natively, and to plain scalar code otherwise (the
+// fallback of a wasm build without -msimd128).
+//
+// The core routes its steps through them only where the benchmark (bench/) shows they win; the flags
+// below say which. Every function here is also public so the benchmark can time each step both ways.
+#pragma once
+
+#include "attention/attention.hpp"
+
+namespace attn {
+namespace kernels {
+
+// ---- what the core uses on this target --------------------------------------------------------------
+#if defined(__wasm__)
+// wasm: Eigen 3.4 has no wasm SIMD backend; the kernels win every step (bench/, docs/performance.md).
+inline constexpr bool kUseForScores = true;      // Q·Kᵀ
+inline constexpr bool kUseForWeightsV = true;    // weights·V (and the projections X·W)
+inline constexpr bool kUseForSoftmax = true;     // row softmax
+inline constexpr bool kUseForStreaming = true;   // the output-only (online softmax) path
+#else
+// Native: Eigen's SSE/AVX/AVX-512 + FMA product wins for weights·V (long inner dimension T); for Q·Kᵀ
+// (inner dimension d_k = 64) the packed kernel is faster, and the vectorised exp wins the softmax.
+inline constexpr bool kUseForScores = true;
+inline constexpr bool kUseForWeightsV = false;
+inline constexpr bool kUseForSoftmax = true;
+inline constexpr bool kUseForStreaming = true;
+#endif
+
+// Which vector width the kernels compiled to ("f32x4 (wasm simd128)", "8 × f32 (AVX)", "scalar", ...).
+const char* vector_description();
+
+// ---- products ----------------------------------------------------------------------------------------
+// C (m×n) = A (m×k) · Bᵀ where B is n×k: the scores Q·Kᵀ. Row-major with the given leading dimensions.
+void multiply_transposed(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m,
+                         Index n, Index k, float scale = 1.0f);
+// C (m×n) = A (m×k) · B (k×n) (+ C if accumulate): weights·V.
+void multiply(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n,
+              Index k, bool accumulate = false);
+
+Matrix multiply_transposed(const Matrix& A, const Matrix& B, float scale = 1.0f);  // A·Bᵀ·scale
+Matrix multiply(const Matrix& A, const Matrix& B);                                // A·B
+
+// ---- softmax -----------------------------------------------------------------------------------------
+// Each row of the rows×cols block at `data` (row stride ld) becomes softmax(row · inv_temperature), in
+// place, with the semantics of attn::softmax: the max is subtracted first, -inf (masked) gives 0, the max
+// itself gives exactly exp(0) = 1 even if inv_temperature is infinite, an all -inf row becomes zeros.
+// Inputs must not be NaN or +inf (attn::softmax checks that before calling).
+void softmax_rows(float* data, Index rows, Index cols, Index ld, float inv_temperature);
+
+// out[j] = exp(in[j]) for n values, vectorised (Cephes' polynomial, ≤ 2 ulp); in ≤ -87.3 (and -inf) → 0.
+void exp_array(const float* in, float* out, Index n);
+
+// ---- output-only attention ------------------------------------------------------------------------
+// softmax(Q·Kᵀ · inv_divisor, masks)·V with the online softmax over 64-key tiles, never forming T×T.
+// Q: T_q×d_k, K: T_k×d_k, V: T_k×d_v, out: T_q×d_v, all contiguous row-major. key_padding: null or T_k
+// flags. Scratch: the packed K and V (O(T_k·d)) and one 64×64 tile.
+void streaming_output(const float* Q, const float* K, const float* V, Index T_q, Index T_k, Index d_k, Index d_v,
+                      float inv_divisor, bool causal, const unsigned char* key_padding, float* out);
+
+}  // namespace kernels
+
+// The full path from given Q, K, V (no projections): every intermediate, like attention(). Used by the
+// benchmark to time scaled dot-product attention on the same inputs as its peers.
+AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionOptions& options = {});
+
+}  // namespace attn

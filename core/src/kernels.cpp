@@ -1,0 +1,395 @@
+// Hand-vectorised hot loops of attention (see attention/kernels.hpp for why and where they are used).
+//
+// One source for every target: `vf` is a vector of W floats written with GCC/clang vector extensions.
+// clang turns it into f32x4 with -msimd128, SSE2 or AVX natively; without any SIMD (a wasm build
+// without -msimd128) W is 1 and vf is a plain float, so the same loops are the scalar fallback.
+#include "attention/kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+// Register tile of the micro-kernel: MR rows × NV vectors of C (measured in bench/: on wasm, where V8
+// keeps 16 SIMD registers, 2 × 4 f32x4 beats 1 × 4, 2 × 2, 4 × 2, 3 × 4 and 4 × 4; so natively with SSE2).
+// Natively with AVX (16 ymm registers, FMA) 6 × 2 wins instead.
+#if !defined(ATTN_MR) && defined(__AVX__)
+#define ATTN_MR 6
+#define ATTN_NV 2
+#endif
+#ifndef ATTN_MR
+#define ATTN_MR 2
+#endif
+#ifndef ATTN_NV
+#define ATTN_NV 4
+#endif
+namespace attn {
+namespace kernels {
+namespace {
+
+#if defined(__AVX__)
+#define ATTN_VECTOR_WIDTH 8
+constexpr int W = 8;
+typedef float vf __attribute__((vector_size(32)));
+typedef int vi __attribute__((vector_size(32)));
+constexpr const char* kDescription = "8 x f32 (AVX)";
+#elif defined(__wasm_simd128__) || defined(__SSE2__) || defined(__ARM_NEON)
+#define ATTN_VECTOR_WIDTH 4
+constexpr int W = 4;
+typedef float vf __attribute__((vector_size(16)));
+typedef int vi __attribute__((vector_size(16)));
+#if defined(__wasm_simd128__)
+constexpr const char* kDescription = "f32x4 (wasm simd128)";
+#else
+constexpr const char* kDescription = "4 x f32 (SSE2/NEON)";
+#endif
+#else
+#define ATTN_VECTOR_WIDTH 1
+constexpr int W = 1;  // scalar fallback: the same loops on plain floats
+typedef float vf;
+constexpr const char* kDescription = "scalar";
+#endif
+
+constexpr int MR = ATTN_MR;       // rows of C per micro-kernel call
+constexpr int NV = ATTN_NV;   // vectors per row of C per micro-kernel call
+constexpr int NR = NV * W;   // columns of C per micro-kernel call
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+inline vf load(const float* p) {
+  vf v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
+inline vf splat(float x) { return vf{} + x; }
+
+// ---- packing: B as column panels of NR, element (p, c) of panel j at panel[j][p*NR + c] -----------------
+// From B stored n×k (rows of B are columns of the product: K for Q·Kᵀ).
+void pack_transposed(const float* B, Index ldb, Index n, Index k, float* packed) {
+  for (Index j0 = 0; j0 < n; j0 += NR) {
+    float* panel = packed + (j0 / NR) * k * NR;
+    const Index nc = std::min<Index>(NR, n - j0);
+    for (Index p = 0; p < k; ++p) {
+      for (Index c = 0; c < nc; ++c) panel[p * NR + c] = B[(j0 + c) * ldb + p];
+      for (Index c = nc; c < NR; ++c) panel[p * NR + c] = 0.0f;
+    }
+  }
+}
+// From B stored k×n (V for weights·V).
+void pack(const float* B, Index ldb, Index k, Index n, float* packed) {
+  for (Index j0 = 0; j0 < n; j0 += NR) {
+    float* panel = packed + (j0 / NR) * k * NR;
+    const Index nc = std::min<Index>(NR, n - j0);
+    for (Index p = 0; p < k; ++p) {
+      const float* row = B + p * ldb + j0;
+      for (Index c = 0; c < nc; ++c) panel[p * NR + c] = row[c];
+      for (Index c = nc; c < NR; ++c) panel[p * NR + c] = 0.0f;
+    }
+  }
+}
+inline Index packed_size(Index k, Index n) { return ((n + NR - 1) / NR) * NR * k; }
+
+// ---- the micro-kernel: R rows of A (R ≤ MR) times one panel, into R×NR of C ---------------------------
+// A arrives packed p-major (a[p*MR + r]), so every load of the inner loop is at a constant offset from
+// one of two pointers: on wasm that is one address computation per step instead of one per row.
+template <int R>
+inline void micro(const float* a, const float* panel, Index k, float* C, Index ldc, Index nc, float scale,
+                  bool accumulate) {
+  vf acc[R][NV];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NV; ++v) acc[r][v] = vf{};
+  for (Index p = 0; p < k; ++p, a += MR, panel += NR) {
+    vf b[NV];
+    for (int v = 0; v < NV; ++v) b[v] = load(panel + v * W);
+    for (int r = 0; r < R; ++r) {
+      const vf x = splat(a[r]);
+      for (int v = 0; v < NV; ++v) acc[r][v] += x * b[v];
+    }
+  }
+  const vf s = splat(scale);
+  for (int r = 0; r < R; ++r) {
+    float* c = C + r * ldc;
+    if (nc == NR) {
+      for (int v = 0; v < NV; ++v) {
+        vf out = acc[r][v] * s;
+        if (accumulate) out += load(c + v * W);
+        store(c + v * W, out);
+      }
+    } else {
+      float tmp[NR];
+      for (int v = 0; v < NV; ++v) store(tmp + v * W, acc[r][v] * s);
+      for (Index j = 0; j < nc; ++j) c[j] = accumulate ? c[j] + tmp[j] : tmp[j];
+    }
+  }
+}
+
+template <int R>
+void row_block(const float* a, const float* packed, Index panel_stride, Index n, Index k, float* C, Index ldc,
+               float scale, bool accumulate) {
+  for (Index j0 = 0; j0 < n; j0 += NR)
+    micro<R>(a, packed + (j0 / NR) * panel_stride, k, C + j0, ldc, std::min<Index>(NR, n - j0), scale, accumulate);
+}
+
+// row_block<rows> for 1 ≤ rows ≤ R.
+template <int R>
+void dispatch(Index rows, const float* a, const float* packed, Index panel_stride, Index n, Index k, float* C,
+              Index ldc, float scale, bool accumulate) {
+  if constexpr (R > 1)
+    if (rows < R) return dispatch<R - 1>(rows, a, packed, panel_stride, n, k, C, ldc, scale, accumulate);
+  row_block<R>(a, packed, panel_stride, n, k, C, ldc, scale, accumulate);
+}
+
+// C (m×n) = A (m×k) · packed (k×n) · scale (+ C). Panel j starts at packed + j·panel_stride.
+// `a` is scratch for MR packed rows of A (resized as needed; the streaming path reuses one).
+void compute(const float* A, Index lda, const float* packed, Index panel_stride, Index m, Index n, Index k,
+             float* C, Index ldc, float scale, bool accumulate, std::vector<float>& a) {
+  if (a.size() < static_cast<std::size_t>(k * MR)) a.resize(static_cast<std::size_t>(k * MR));
+  for (Index i = 0; i < m; i += MR) {
+    const Index rows = std::min<Index>(MR, m - i);
+    for (Index p = 0; p < k; ++p)
+      for (Index r = 0; r < MR; ++r) a[static_cast<std::size_t>(p * MR + r)] = r < rows ? A[(i + r) * lda + p] : 0.0f;
+    float* c = C + i * ldc;
+    dispatch<MR>(rows, a.data(), packed, panel_stride, n, k, c, ldc, scale, accumulate);
+  }
+}
+
+// ---- exp ----------------------------------------------------------------------------------------------
+#if ATTN_VECTOR_WIDTH > 1
+inline vf select(vi mask, vf yes, vf no) { return (vf)((mask & (vi)yes) | (~mask & (vi)no)); }
+inline vf vmax(vf a, vf b) { return select(a > b, a, b); }
+
+// Cephes' expf: e^x = 2^n · e^r with n = round(x / ln 2), |r| ≤ ln2 / 2, e^r by a degree-6 polynomial.
+// ≤ 2 ulp over the range; x below -87.34 (where e^x leaves the normal floats), and -inf, give 0.
+inline vf vexp(vf x) {
+  const vi underflow = x < splat(-87.3365448f);
+  x = select(x > splat(88.0f), splat(88.0f), x);
+  x = select(underflow, splat(0.0f), x);
+  const vf magic = splat(12582912.0f);  // 1.5·2^23: adding it rounds to an integer, kept in the low bits
+  const vf t = x * splat(1.44269504088896341f) + magic;
+  const vf n = t - magic;
+  const vi ni = (vi)t - (vi)magic;
+  const vf r = x - n * splat(0.693359375f) - n * splat(-2.12194440e-4f);
+  vf y = splat(1.9875691500e-4f);
+  y = y * r + splat(1.3981999507e-3f);
+  y = y * r + splat(8.3334519073e-3f);
+  y = y * r + splat(4.1665795894e-2f);
+  y = y * r + splat(1.6666665459e-1f);
+  y = y * r + splat(5.0000001201e-1f);
+  y = y * r * r + r + splat(1.0f);
+  const vf scale = (vf)((ni + 127) << 23);
+  return select(underflow, splat(0.0f), y * scale);
+}
+#endif
+
+inline float sexp(float x) { return x == kNegInf ? 0.0f : std::exp(x); }
+
+float row_max(const float* x, Index n) {
+  float max = kNegInf;
+  Index j = 0;
+#if ATTN_VECTOR_WIDTH > 1
+  if (n >= W) {
+    vf m = load(x);
+    for (j = W; j + W <= n; j += W) m = vmax(m, load(x + j));
+    float lanes[W];
+    store(lanes, m);
+    for (int l = 0; l < W; ++l) max = std::max(max, lanes[l]);
+  }
+#endif
+  for (; j < n; ++j) max = std::max(max, x[j]);
+  return max;
+}
+
+// x[j] = exp(x[j] - shift) (-inf → 0), returns the sum. shift is finite.
+float exp_shifted_sum(float* x, Index n, float shift) {
+  float sum = 0;
+  Index j = 0;
+#if ATTN_VECTOR_WIDTH > 1
+  vf s0{}, s1{};
+  const vf vs = splat(shift);
+  for (; j + 2 * W <= n; j += 2 * W) {
+    const vf e0 = vexp(load(x + j) - vs), e1 = vexp(load(x + j + W) - vs);
+    store(x + j, e0);
+    store(x + j + W, e1);
+    s0 += e0;
+    s1 += e1;
+  }
+  float lanes[W];
+  store(lanes, s0 + s1);
+  for (int l = 0; l < W; ++l) sum += lanes[l];
+#endif
+  for (; j < n; ++j) {
+    x[j] = sexp(x[j] - shift);
+    sum += x[j];
+  }
+  return sum;
+}
+
+// One row: max, exp((x - max)·inv_t) with exp(0) = 1 exactly, sum, normalise. Returns false if the row
+// is all -inf (then it is zeroed).
+void softmax_row(float* x, Index n, float inv_t) {
+  float max = kNegInf;
+  Index j = 0;
+#if ATTN_VECTOR_WIDTH > 1
+  if (n >= W) {
+    vf m = load(x);
+    for (j = W; j + W <= n; j += W) m = vmax(m, load(x + j));
+    float lanes[W];
+    store(lanes, m);
+    for (int l = 0; l < W; ++l) max = std::max(max, lanes[l]);
+  }
+#endif
+  for (; j < n; ++j) max = std::max(max, x[j]);
+  if (max == kNegInf) {
+    std::fill(x, x + n, 0.0f);
+    return;
+  }
+  float sum = 0;
+  j = 0;
+#if ATTN_VECTOR_WIDTH > 1
+  {
+    vf s0{}, s1{};
+    const vf vm = splat(max), vt = splat(inv_t), zero{};
+    for (; j + 2 * W <= n; j += 2 * W) {
+      const vf g0 = load(x + j) - vm, g1 = load(x + j + W) - vm;
+      // gap 0 (the max) → exactly 1, even when inv_t is infinite (0·inf would be NaN).
+      const vf e0 = vexp(select(g0 == zero, zero, g0 * vt)), e1 = vexp(select(g1 == zero, zero, g1 * vt));
+      store(x + j, e0);
+      store(x + j + W, e1);
+      s0 += e0;
+      s1 += e1;
+    }
+    float lanes[W];
+    store(lanes, s0 + s1);
+    for (int l = 0; l < W; ++l) sum += lanes[l];
+  }
+#endif
+  for (; j < n; ++j) {
+    const float gap = x[j] - max;
+    const float e = x[j] == kNegInf ? 0.0f : gap == 0.0f ? 1.0f : std::exp(gap * inv_t);
+    x[j] = e;
+    sum += e;
+  }
+  const float inv_sum = 1.0f / sum;  // sum ≥ 1: the max contributes exp(0)
+  j = 0;
+#if ATTN_VECTOR_WIDTH > 1
+  for (; j + W <= n; j += W) store(x + j, load(x + j) * splat(inv_sum));
+#endif
+  for (; j < n; ++j) x[j] *= inv_sum;
+}
+
+}  // namespace
+
+const char* vector_description() { return kDescription; }
+
+void multiply_transposed(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n,
+                         Index k, float scale) {
+  if (m == 0 || n == 0) return;
+  std::vector<float> packed(static_cast<std::size_t>(packed_size(k, n)));
+  pack_transposed(B, ldb, n, k, packed.data());
+  std::vector<float> scratch;
+  compute(A, lda, packed.data(), k * NR, m, n, k, C, ldc, scale, false, scratch);
+}
+
+void multiply(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n, Index k,
+              bool accumulate) {
+  if (m == 0 || n == 0) return;
+  std::vector<float> packed(static_cast<std::size_t>(packed_size(k, n)));
+  pack(B, ldb, k, n, packed.data());
+  std::vector<float> scratch;
+  compute(A, lda, packed.data(), k * NR, m, n, k, C, ldc, 1.0f, accumulate, scratch);
+}
+
+Matrix multiply_transposed(const Matrix& A, const Matrix& B, float scale) {
+  Matrix C(A.rows(), B.rows());
+  if (A.cols() == 0) {
+    C.setZero();
+    return C;
+  }
+  multiply_transposed(A.data(), A.cols(), B.data(), B.cols(), C.data(), C.cols(), A.rows(), B.rows(), A.cols(), scale);
+  return C;
+}
+
+Matrix multiply(const Matrix& A, const Matrix& B) {
+  Matrix C(A.rows(), B.cols());
+  if (A.cols() == 0) {
+    C.setZero();
+    return C;
+  }
+  multiply(A.data(), A.cols(), B.data(), B.cols(), C.data(), C.cols(), A.rows(), B.cols(), A.cols());
+  return C;
+}
+
+void softmax_rows(float* data, Index rows, Index cols, Index ld, float inv_temperature) {
+  for (Index r = 0; r < rows; ++r) softmax_row(data + r * ld, cols, inv_temperature);
+}
+
+void exp_array(const float* in, float* out, Index n) {
+  Index j = 0;
+#if ATTN_VECTOR_WIDTH > 1
+  for (; j + W <= n; j += W) store(out + j, vexp(load(in + j)));
+#endif
+  for (; j < n; ++j) out[j] = sexp(in[j]);
+}
+
+void streaming_output(const float* Q, const float* K, const float* V, Index T_q, Index T_k, Index d_k, Index d_v,
+                      float inv_divisor, bool causal, const unsigned char* key_padding, float* out) {
+  constexpr Index kBlock = 64;  // a multiple of NR, so a key tile starts on a panel boundary
+  static_assert(kBlock % NR == 0, "tiles must start on a panel boundary");
+  // Packed once: K as the columns of Q·Kᵀ, V as the rows of weights·V. O(T_k·d) scratch.
+  std::vector<float> k_packed(static_cast<std::size_t>(packed_size(d_k, T_k)));
+  std::vector<float> v_packed(static_cast<std::size_t>(packed_size(T_k, d_v)));
+  pack_transposed(K, d_k, T_k, d_k, k_packed.data());
+  pack(V, d_v, T_k, d_v, v_packed.data());
+  const Index k_panel = d_k * NR, v_panel = T_k * NR;
+
+  std::vector<float> tile(static_cast<std::size_t>(kBlock * kBlock)), scratch;
+  std::vector<float> acc(static_cast<std::size_t>(kBlock * d_v));
+  float running_max[kBlock], running_sum[kBlock];
+  for (Index q0 = 0; q0 < T_q; q0 += kBlock) {
+    const Index nq = std::min(kBlock, T_q - q0);
+    std::fill(running_max, running_max + nq, kNegInf);
+    std::fill(running_sum, running_sum + nq, 0.0f);
+    std::fill(acc.begin(), acc.begin() + nq * d_v, 0.0f);
+    // With a causal mask, keys after the block's last query are never seen.
+    const Index k_end = causal ? std::min(T_k, q0 + nq) : T_k;
+    for (Index k0 = 0; k0 < k_end; k0 += kBlock) {
+      const Index nk = std::min(kBlock, k_end - k0);
+      float* s = tile.data();
+      compute(Q + q0 * d_k, d_k, k_packed.data() + (k0 / NR) * k_panel, k_panel, nq, nk, d_k, s, kBlock,
+              inv_divisor, false, scratch);
+      for (Index i = 0; i < nq; ++i) {
+        float* row = s + i * kBlock;
+        if (causal || key_padding)
+          for (Index j = 0; j < nk; ++j)
+            if ((causal && k0 + j > q0 + i) || (key_padding && key_padding[k0 + j])) row[j] = kNegInf;
+        const float block_max = row_max(row, nk);
+        if (block_max == kNegInf) {  // nothing visible in this tile for query i: it adds nothing
+          std::fill(row, row + nk, 0.0f);
+          continue;
+        }
+        const float new_max = std::max(running_max[i], block_max);
+        // Rescale what was summed under the old maximum (exp(-inf) = 0 for the first visible tile).
+        const float correction = sexp(running_max[i] - new_max);
+        const float tile_sum = exp_shifted_sum(row, nk, new_max);
+        running_sum[i] = running_sum[i] * correction + tile_sum;
+        running_max[i] = new_max;
+        if (correction != 1.0f) {
+          float* a = acc.data() + i * d_v;
+          for (Index c = 0; c < d_v; ++c) a[c] *= correction;
+        }
+      }
+      // acc += P (nq×nk) · V[k0 .. k0+nk)
+      compute(s, kBlock, v_packed.data() + k0 * NR, v_panel, nq, d_v, nk, acc.data(), d_v, 1.0f, true, scratch);
+    }
+    for (Index i = 0; i < nq; ++i) {
+      float* o = out + (q0 + i) * d_v;
+      // A query that saw no key at all keeps a zero row, as the full path's all-zero weights give.
+      const float inv = running_sum[i] > 0 ? 1.0f / running_sum[i] : 0.0f;
+      for (Index c = 0; c < d_v; ++c) o[c] = acc[static_cast<std::size_t>(i * d_v + c)] * inv;
+    }
+  }
+}
+
+}  // namespace kernels
+}  // namespace attn
