@@ -1,7 +1,12 @@
 // The full page: one attention figure (the same Figure class the <attention-figure> widget uses),
 // whose whole state lives in the URL — ?sentence=…&view=…&heads=…&temperature=…&mask=…&word=… —
 // so a copied link or iframe reproduces what the reader sees. &embed=1 shows the figure alone
-// (for iframes), &theme=light|dark forces a theme. All maths happens in the wasm core.
+// (for iframes), &theme=light|dark forces a theme. Below the figure (page only, not in the widget):
+// the step-by-step explainer (lib/explainer.js) and the by-hand sheet (lib/byhand.js).
+// All maths happens in the wasm core.
+import { ByHand } from './lib/byhand.js';
+import { loadCore } from './lib/core.js';
+import { Explainer } from './lib/explainer.js';
 import { Figure } from './lib/figure.js';
 import { CONTROLS, THEMES, fromParams } from './lib/state.js';
 import { adoptFigureStyles } from './lib/styles.js';
@@ -13,14 +18,33 @@ document.documentElement.dataset.theme = theme;
 if (embed) document.documentElement.classList.add('embed');
 adoptFigureStyles(document);
 
+let explainer = null;
 const figure = new Figure(document.getElementById('figure'), {
   controls: new Set(CONTROLS),
   showVocabulary: true,
   theme,
   shareBase: () => location.origin + location.pathname,
-  onState: () => history.replaceState(null, '', figure.shareURL({ embed })),
-  onLoaded: (vectors) => {
+  onState: () => {
+    history.replaceState(null, '', figure.shareURL({ embed }));
+    explainer?.sync(figure.state);
+  },
+  onLoaded: async (vectors) => {
     for (const d of document.querySelectorAll('.dim')) d.textContent = String(vectors.dim);
+    if (embed) return;
+    const core = await loadCore();
+    explainer = new Explainer(document.getElementById('explainer'), {
+      core, vectors,
+      // Picking a query word in the walkthrough selects it in the figure too (sentence input only).
+      onQuery: (i, input) => {
+        if (input !== 'sentence') return;
+        figure.set({ word: i });
+        history.replaceState(null, '', figure.shareURL({ embed }));
+      },
+    });
+    explainer.sync(figure.state);
+    window.attentionExplainer = explainer;
+    window.attentionByHand = new ByHand(document.getElementById('byhand'), { core });
+    document.documentElement.classList.add('explainer-ready');
   },
 });
 figure.set(fromParams(params));

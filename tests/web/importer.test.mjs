@@ -52,12 +52,18 @@ test('malformed input, wrong shapes and bad rows get messages naming the problem
 test('state: URL parameters round-trip, bad values fall back to the defaults', () => {
   const state = { ...DEFAULTS, sentence: 'a <b> & c', view: 'steps', heads: 3, temperature: 0.7, mask: 'causal', word: 2 };
   assert.deepEqual(fromParams(new URLSearchParams(toParams(state).toString())), state);
-  const bad = fromParams(new URLSearchParams('view=pie&heads=99&temperature=abc&mask=maybe&word=-1'));
+  // The heatmap options: only written when not the default, and round-trip.
+  assert.equal(toParams(state).has('scale'), false);
+  const options = { ...state, scale: 'none', norm: 'columns', diagonal: 'hide' };
+  assert.equal(toParams(options).get('norm'), 'columns');
+  assert.deepEqual(fromParams(new URLSearchParams(toParams(options).toString())), options);
+  const bad = fromParams(new URLSearchParams('view=pie&heads=99&temperature=abc&mask=maybe&word=-1&scale=cube&norm=diag&diagonal=0'));
   assert.deepEqual(bad, { ...DEFAULTS });
   assert.equal(parseValue('temperature', '9'), 3);
   assert.equal(parseValue('temperature', '0.01'), 0.1);
   assert.deepEqual([...parseControls('sentence, view bogus', [])], ['sentence', 'view']);
-  assert.equal(parseControls('all', []).size, 9);
+  assert.equal(parseControls('all', []).size, 10);
+  assert.ok(parseControls('all', []).has('options'));
   assert.equal(parseControls('none', ['view']).size, 0);
   assert.deepEqual([...parseControls(null, ['view'])], ['view']);
 });

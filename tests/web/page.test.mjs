@@ -110,7 +110,7 @@ test('default page shows the 7×7 heatmap of the default sentence, without error
     }
     assert.ok(new Set(shown.cells.map((c) => c.weight)).size > 7, 'weights vary');
     assert.match(await page.textContent('#status'), new RegExp(`${vectors.size.toLocaleString('en-US')} words, ${vectors.dim} dimensions`));
-    assert.equal(await page.locator('svg.legend').count(), 1);
+    assert.equal(await page.locator('#legend svg.legend').count(), 1);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -221,7 +221,8 @@ test('keyboard: tabbing into the grid and arrow keys show the focused weight', a
       return a?.classList.contains('cell')
         ? { row: +a.dataset.row, col: +a.dataset.col, weight: a.dataset.weight } : null;
     });
-    await page.focus('#temperature');
+    // The last control before the figure is the heatmap options' "softmax along" select.
+    await page.focus('#norm');
     await page.keyboard.press('Tab');
     let cell = await focused();
     assert.deepEqual({ row: cell?.row, col: cell?.col }, { row: 0, col: 0 });

@@ -52,19 +52,23 @@ function weightsFor(dim, heads, seed) {
 
 /**
  * Everything a figure of a sentence needs, from the core: tokens, the parameter-free steps
- * (softmax(X·Xᵀ/√d / temperature)), and for the heads view the per-head steps of multiHead with
+ * (softmax(X·Xᵀ/√d / temperature), or /1 with scale 'none'; with norm 'columns' also the column softmax), and for the heads view the per-head steps of multiHead with
  * seeded Xavier weights. Throws AttentionError for the core's complaints.
  */
-export function computeSentence(core, vectors, { sentence, temperature, mask, heads, seed, view }) {
+export function computeSentence(core, vectors, { sentence, temperature, mask, heads, seed, view, scale = 'sqrt', norm = 'rows' }) {
   const embedding = vectors.embed(sentence, MAX_TOKENS);
   const options = { temperature, causal: mask === 'causal' };
-  const single = core.parameterFree(embedding.X, Math.sqrt(vectors.dim), options);
+  const single = core.parameterFree(embedding.X, scale === 'none' ? 1 : Math.sqrt(vectors.dim), options);
   const model = {
     source: 'vectors',
     tokens: embedding.tokens,
     dim: vectors.dim,
     single,
     heads: null,
+    X: embedding.X,
+    scale,
+    // The same scaled scores, softmaxed down each column instead of along each row (by the core).
+    columns: norm === 'columns' ? core.softmax(single.scaled, { axis: 'columns' }) : null,
   };
   if (view === 'heads') {
     const w = weightsFor(vectors.dim, heads, seed);

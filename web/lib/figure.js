@@ -53,6 +53,9 @@ export class Figure {
     e.head = h('select', { id: 'head' });
     e.temperature = h('input', { id: 'temperature', type: 'range', min: 0.1, max: 3, step: 0.05, 'aria-describedby': 'temperature-help' });
     e.temperatureValue = h('output', { id: 'temperature-value', for: 'temperature' });
+    e.scale = h('input', { id: 'scale', type: 'checkbox' });
+    e.norm = h('select', { id: 'norm' }, h('option', { value: 'rows' }, 'rows'), h('option', { value: 'columns' }, 'columns'));
+    e.diagonal = h('input', { id: 'diagonal', type: 'checkbox' });
     e.status = h('p', { id: 'status', class: 'status', role: 'status' }, 'Loading…');
     e.message = h('p', { id: 'message', class: 'message', role: 'alert', hidden: true });
     e.importedInfo = h('span');
@@ -65,14 +68,19 @@ export class Figure {
     e.slider = h('div', { class: 'slider' },
       h('label', { for: 'temperature' }, 'Temperature'), e.temperature, e.temperatureValue,
       h('span', { id: 'temperature-help', class: 'muted' }, 'lower: sharper, higher: more even'));
+    e.options = h('div', { class: 'row options' },
+      h('label', { class: 'field', for: 'scale' }, e.scale, h('span', {}, 'divide by √d')),
+      h('label', { class: 'field', for: 'diagonal' }, e.diagonal, h('span', {}, 'hide the diagonal')),
+      field('norm', 'Softmax along', e.norm), h('span', { class: 'muted' }, 'rows: each query’s weights sum to 1; columns: each key’s'));
     e.controls = h('section', { class: 'controls', 'aria-label': 'Sentence and settings' },
-      e.sentenceLabel, e.sentence, e.settings, e.importedRow, e.slider, e.status);
+      e.sentenceLabel, e.sentence, e.settings, e.importedRow, e.slider, e.options, e.status);
 
     e.viewBox = h('div', { id: 'heatmap', class: 'view' });
     e.readout = h('p', { id: 'readout', class: 'readout', 'aria-live': 'polite' });
     e.legend = h('div', { id: 'legend', class: 'legend-wrap' });
     e.notes = h('ul', { id: 'notes', class: 'notes' });
-    e.plot = h('div', { id: 'plot', class: 'plot', hidden: true }, e.viewBox, e.readout, e.legend, e.notes);
+    e.optionNote = h('p', { id: 'option-note', class: 'option-note' });
+    e.plot = h('div', { id: 'plot', class: 'plot', hidden: true }, e.viewBox, e.readout, e.legend, e.optionNote, e.notes);
 
     const button = (name, text, title) => (e[name] = h('button', { type: 'button', class: name, title }, text));
     e.toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Share and export' },
@@ -123,6 +131,9 @@ export class Figure {
     e.layer.addEventListener('change', () => this.#user({ layer: Number(e.layer.value) }));
     e.head.addEventListener('change', () => this.#user({ head: Number(e.head.value) }));
     e.temperature.addEventListener('input', () => this.#user({ temperature: Number(e.temperature.value) }));
+    e.scale.addEventListener('change', () => this.#user({ scale: e.scale.checked ? 'sqrt' : 'none' }));
+    e.diagonal.addEventListener('change', () => this.#user({ diagonal: e.diagonal.checked ? 'hide' : 'show' }));
+    e.norm.addEventListener('change', () => this.#user({ norm: e.norm.value }));
     e.clearImport.addEventListener('click', () => this.clearImport());
     e.shareButton.addEventListener('click', () => this.#toggle(e.sharePanel, e.shareButton, () => this.#fillShare()));
     e.importButton.addEventListener('click', () => this.#toggle(e.importPanel, e.importButton));
@@ -180,6 +191,7 @@ export class Figure {
     for (const name of ['view', 'heads', 'mask', 'word']) show(e[`${name}Field`], c.has(name));
     show(e.settings, ['view', 'heads', 'mask', 'word'].some((n) => c.has(n)));
     show(e.slider, c.has('temperature'));
+    show(e.options, c.has('options'));
     show(e.shareButton, c.has('share'));
     for (const b of ['svgButton', 'pngButton', 'jsonButton']) show(e[b], c.has('export'));
     show(e.importButton, c.has('import'));
@@ -198,7 +210,7 @@ export class Figure {
 
   #updateStatusVisibility() {
     const c = this.controls;
-    const anyControl = ['sentence', 'view', 'heads', 'mask', 'word', 'temperature'].some((n) => c.has(n));
+    const anyControl = ['sentence', 'view', 'heads', 'mask', 'word', 'temperature', 'options'].some((n) => c.has(n));
     // The status line says what is loading, or the vocabulary size (the page); the widget hides it once loaded.
     this.els.status.hidden = !this.options.showVocabulary && (this.vectors || this.imported || !anyControl) && !this.loadError;
     this.els.controls.hidden = !anyControl && this.els.status.hidden && this.els.importedRow.hidden;
@@ -212,8 +224,11 @@ export class Figure {
     e.mask.value = s.mask;
     e.temperature.value = String(s.temperature);
     e.temperatureValue.textContent = s.temperature.toFixed(2);
+    e.scale.checked = s.scale !== 'none';
+    e.diagonal.checked = s.diagonal === 'hide';
+    e.norm.value = s.norm;
     const vectorsOnly = Boolean(this.imported);
-    for (const n of ['sentence', 'heads', 'mask', 'temperature']) e[n].disabled = vectorsOnly;
+    for (const n of ['sentence', 'heads', 'mask', 'temperature', 'scale', 'norm']) e[n].disabled = vectorsOnly;
     e.view.querySelector('option[value=steps]').disabled = vectorsOnly;
   }
 
@@ -363,17 +378,20 @@ export class Figure {
     const word = s.word !== null && s.word < T ? s.word : null;
     this.#fillWords(model.tokens, word);
     e.plot.hidden = false;
+    // The heads grid's maps from the last render, to repaint in place when the words are the same.
+    const priorHeads = e.viewBox.dataset.view === 'heads' ? [...e.viewBox.querySelectorAll(':scope > svg.heatmap')] : [];
     e.viewBox.className = 'view';
     e.viewBox.dataset.view = s.view;
     this.#showMessage('');
-    const weights = model.source === 'imported' ? model.attentions[s.layer][s.head] : model.single.weights;
+    const columns = model.source !== 'imported' && model.columns && s.view === 'heatmap';
+    const weights = model.source === 'imported' ? model.attentions[s.layer][s.head] : columns ? model.columns : model.single.weights;
     const showCell = (cell) => this.#readoutCell(cell);
     this.#readout(null);
 
     if (s.view === 'heatmap') {
       const focusAt = this.focus ?? (word !== null ? { row: word, col: word } : null);
       drawHeatmap(e.viewBox, e.legend, model.tokens, weights, showCell, focusAt,
-        { selectedRow: word, onSelect: (r, c) => this.#selectWord(r, c) });
+        { selectedRow: word, onSelect: (r, c) => this.#selectWord(r, c), hideDiagonal: s.diagonal === 'hide' });
     } else if (s.view === 'lines') {
       drawLines(e.viewBox, model.tokens, weights, {
         selected: word,
@@ -394,12 +412,29 @@ export class Figure {
       const list = model.source === 'imported' ? model.attentions[s.layer] : model.heads.map((h) => h.weights);
       const max = Math.max(...list.map((w) => maxOf(w.data)));
       e.viewBox.className = 'view grid';
-      e.viewBox.replaceChildren();
+      const reuse = priorHeads.length === list.length && e.viewBox.children.length === list.length;
+      if (!reuse) e.viewBox.replaceChildren();
       list.forEach((w, k) => drawHeatmap(e.viewBox, null, model.tokens, w, showCell, null,
-        { compact: true, title: `head ${k + 1}`, head: k, max, append: true, selectedRow: word }));
+        { compact: true, title: `head ${k + 1}`, head: k, max, append: true, selectedRow: word, reuse: reuse ? priorHeads[k] : null }));
       drawLegend(e.legend, max);
     }
     this.#writeNotes(model.tokens);
+    this.#writeOptionNote(model, s.view === 'heatmap');
+  }
+
+  /** One line per heatmap option in force, saying what the picture now shows. */
+  #writeOptionNote(model, heatmap) {
+    const s = this.state, lines = [];
+    if (model.source !== 'imported') {
+      if (s.scale === 'none') lines.push('Scores are not divided by √d: the softmax sees the raw dot products, so it is much sharper.');
+      if (heatmap && model.columns) lines.push('Softmax down each column: read a column to see how one key word’s attention is shared out among the queries; rows no longer sum to 1.');
+    }
+    if (heatmap && s.diagonal === 'hide') {
+      lines.push(model.source === 'imported'
+        ? 'Diagonal hidden (grey): colours are scaled to the largest weight between two different positions.'
+        : 'Diagonal hidden (grey). Without learned weights a word’s score with itself is x·x = |x|², and x·y ≤ |x||y|, so unless another word’s vector is longer, every word matches itself most. The colours now span the other words only.');
+    }
+    this.els.optionNote.replaceChildren(...lines.map((t) => h('span', {}, t)));
   }
 
   #fillWords(tokens, word) {

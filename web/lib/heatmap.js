@@ -14,8 +14,16 @@ export function labelOf(token) {
   return text + (token.lookup === 'unknown' ? '?' : token.lookup === 'stemmed' ? '*' : '');
 }
 
+// Viridis at 256 steps, computed once: a lookup per cell instead of an interpolation and a colour string.
+let lut = null;
+/** The viridis colour of f in [0, 1] ("#rrggbb"), from the bundled d3-scale-chromatic. */
+export function viridis(f) {
+  lut ??= Array.from({ length: 256 }, (_, k) => interpolateViridis(k / 255));
+  return lut[Math.round(Math.min(1, Math.max(0, f)) * 255) | 0];
+}
+
 /** Dark text on light cells, light text on dark ones ("#rrggbb" input). */
-function inkOn(hex) {
+export function inkOn(hex) {
   const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255);
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 ? '#111' : '#fff';
 }
@@ -34,13 +42,32 @@ export function maxOf(data) {
  * `container` (replacing its contents, or appending when options.append), and the legend into
  * `legend` (unless null). onFocusCell(info | null) is called on hover and keyboard focus with
  * { row, col, weight, query, key, head }; options.onSelect(row, col) when a cell is focused or clicked.
- * options: { compact, title, head, max (colour scale top), selectedRow, append }.
+ * options: { compact, title, head, max (colour scale top), selectedRow, append, className (of the svg;
+ * default "heatmap"), reuse (an svg drawn before, to repaint in place or replace), hideDiagonal (grey out
+ * the cells (i, i) and scale the colours to the other cells), columns (the weights sum to 1 down each column) }.
  */
 export function drawHeatmap(container, legend, tokens, weights, onFocusCell, focusAt, options = {}) {
   const T = weights.rows;
   const { data } = weights;
-  const max = options.max ?? maxOf(data);
-  const colour = (w) => interpolateViridis(max > 0 ? Math.min(1, w / max) : 0);
+  const hideDiagonal = Boolean(options.hideDiagonal);
+  let offMax = 0;
+  if (hideDiagonal) for (let i = 0; i < data.length; i++) if (i % (T + 1) !== 0 && data[i] > offMax) offMax = data[i];
+  const max = options.max ?? (hideDiagonal ? offMax : maxOf(data));
+  const colour = (w) => viridis(max > 0 ? w / max : 0);
+
+  // Same words, same layout (a slider, mask or option changed): repaint the cells in place, keeping
+  // the focused cell, instead of rebuilding thousands of SVG nodes.
+  const labels = tokens.map(labelOf);
+  const key = JSON.stringify([labels, tokens.map((t) => t.text), Boolean(options.compact), options.title ?? '', options.className ?? 'heatmap', options.selectedRow ?? null, options.head ?? null]);
+  const previous = options.reuse !== undefined ? options.reuse : options.append ? null : container.firstElementChild;
+  if (previous?.heatmapState?.key === key && previous.isConnected) {
+    const st = previous.heatmapState;
+    Object.assign(st.ctx, { tokens, onFocusCell, onSelect: options.onSelect, head: options.head });
+    paint(st.cells, st.values, data, T, tokens, colour, hideDiagonal);
+    if (legend) drawLegend(legend, max, hideDiagonal ? 'the largest weight off the diagonal' : undefined);
+    st.refresh();
+    return st.api;
+  }
 
   const cell = options.compact
     ? (T <= 8 ? 22 : T <= 12 ? 16 : T <= 20 ? 12 : 8)
@@ -50,7 +77,6 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
   const angle = cell >= 28 ? 45 : 65; // column labels, degrees above the horizontal: steeper when packed
   const rad = (angle * Math.PI) / 180;
   const font = `${fontPx}px ${getComputedStyle(container).fontFamily}`;
-  const labels = tokens.map(labelOf);
   const labelW = Math.ceil(Math.max(...labels.map((l) => textWidth(l, font)))) + 4;
   const left = Math.max(labelW + 12, options.compact ? 0 : 84);
   const top = Math.ceil(labelW * Math.sin(rad) + fontPx) + 14 + (options.title ? 18 : 0);
@@ -60,7 +86,7 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
   const height = top + gridW + 8;
 
   const svg = el('svg', {
-    class: 'heatmap',
+    class: options.className ?? 'heatmap',
     viewBox: `0 0 ${width} ${height}`,
     width,
     height,
@@ -97,6 +123,8 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
 
   const rowLabels = [];
   const cells = [];
+  const values = [];
+  const ctx = { tokens, onFocusCell, onSelect: options.onSelect, head: options.head };
   tokens.forEach((t, i) => {
     const row = el('g', { role: 'row' }, svg);
     const y = top + i * cell;
@@ -105,17 +133,19 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
     rowLabels.push(label);
     for (let j = 0; j < T; j++) {
       const w = data[i * T + j];
-      const fill = colour(w);
+      const hidden = hideDiagonal && i === j;
+      const fill = hidden ? 'none' : colour(w);
       const g = el('g', { class: 'cell-group' }, row);
       const rect = el('rect', {
-        class: 'cell', x: left + j * cell, y, width: cell, height: cell, fill,
+        class: hidden ? 'cell diag' : 'cell', x: left + j * cell, y, width: cell, height: cell, fill,
         'data-row': i, 'data-col': j, 'data-weight': String(w),
         role: 'gridcell', tabindex: -1,
-        'aria-label': `${t.text} → ${tokens[j].text}: ${format4(w)}`,
+        'aria-label': `${t.text} → ${tokens[j].text}: ${format4(w)}${hidden ? ' (itself, greyed out)' : ''}`,
       }, g);
       if (showValues) {
-        const v = el('text', { class: 'value', x: left + j * cell + cell / 2, y: y + cell / 2, fill: inkOn(fill), 'aria-hidden': 'true' }, g);
-        v.textContent = w.toFixed(2).replace(/^0\./, '.');
+        const v = el('text', { class: 'value', x: left + j * cell + cell / 2, y: y + cell / 2, fill: hidden ? 'none' : inkOn(fill), 'aria-hidden': 'true' }, g);
+        v.textContent = hidden ? '' : w.toFixed(2).replace(/^0\./, '.');
+        values.push(v);
       }
       cells.push(rect);
     }
@@ -126,7 +156,7 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
   let current = null;
   const info = (rect) => {
     const row = +rect.dataset.row, col = +rect.dataset.col;
-    return { row, col, weight: +rect.dataset.weight, query: tokens[row], key: tokens[col], head: options.head };
+    return { row, col, weight: +rect.dataset.weight, query: ctx.tokens[row], key: ctx.tokens[col], head: ctx.head };
   };
   const highlight = (rect) => {
     for (const l of [...rowLabels, ...colLabels]) l.classList.remove('active');
@@ -137,7 +167,7 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
       rowLabels[+rect.dataset.row].classList.add('active');
       colLabels[+rect.dataset.col].classList.add('active');
     }
-    onFocusCell(rect ? info(rect) : null);
+    ctx.onFocusCell(rect ? info(rect) : null);
   };
   const focusCell = (i, j) => {
     const rect = cells[i * T + j];
@@ -167,7 +197,7 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
       current = e.target;
     }
     highlight(e.target);
-    options.onSelect?.(+e.target.dataset.row, +e.target.dataset.col);
+    ctx.onSelect?.(+e.target.dataset.row, +e.target.dataset.col);
   });
   svg.addEventListener('focusout', (e) => {
     if (!svg.contains(e.relatedTarget)) highlight(null);
@@ -194,22 +224,48 @@ export function drawHeatmap(container, legend, tokens, weights, onFocusCell, foc
     focusCell(i, j);
   });
 
-  if (options.append) container.append(svg);
+  if (options.reuse?.isConnected) options.reuse.replaceWith(svg);
+  else if (options.append) container.append(svg);
   else container.replaceChildren(svg);
-  if (legend) drawLegend(legend, max);
-  return {
+  if (legend) drawLegend(legend, max, hideDiagonal ? 'the largest weight off the diagonal' : undefined);
+  const api = {
     get focused() {
       return current ? { row: +current.dataset.row, col: +current.dataset.col } : null;
     },
   };
+  // After an in-place repaint: the readout of a hovered or focused cell shows its new weight.
+  const refresh = () => {
+    const active = activeIn(svg);
+    if (active && svg.contains(active) && active.classList.contains('cell')) highlight(active);
+  };
+  svg.heatmapState = { key, ctx, cells, values, api, refresh };
+  return api;
+}
+
+/** Sets every cell's colour, weight and label (and its printed value, when shown). */
+function paint(cells, values, data, T, tokens, colour, hideDiagonal) {
+  for (let k = 0; k < cells.length; k++) {
+    const rect = cells[k], i = (k / T) | 0, j = k - i * T, w = data[k];
+    const hidden = hideDiagonal && i === j;
+    const fill = hidden ? 'none' : colour(w);
+    rect.setAttribute('fill', fill);
+    if (hideDiagonal || i === j) rect.setAttribute('class', hidden ? 'cell diag' : 'cell');
+    rect.setAttribute('data-weight', String(w));
+    rect.setAttribute('aria-label', `${tokens[i].text} → ${tokens[j].text}: ${format4(w)}${hidden ? ' (itself, greyed out)' : ''}`);
+    const v = values[k];
+    if (v) {
+      v.setAttribute('fill', hidden ? 'none' : inkOn(fill));
+      v.textContent = hidden ? '' : w.toFixed(2).replace(/^0\./, '.');
+    }
+  }
 }
 
 /** The colour scale: 0 … max, into container (replacing its contents). */
-export function drawLegend(container, max) {
+export function drawLegend(container, max, what = 'the largest weight shown') {
   const width = 260, barH = 12, pad = 14;
   const svg = el('svg', {
     class: 'legend', viewBox: `0 0 ${width + 2 * pad} 46`, width: width + 2 * pad, height: 46,
-    role: 'img', 'aria-label': `Colour scale: dark purple is 0, yellow is ${format4(max)}, the largest weight shown`,
+    role: 'img', 'aria-label': `Colour scale: dark purple is 0, yellow is ${format4(max)}, ${what}`,
   });
   const id = uniqueId('legend-gradient');
   const grad = el('linearGradient', { id, x1: 0, x2: 1, y1: 0, y2: 0 }, el('defs', {}, svg));

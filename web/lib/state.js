@@ -1,12 +1,15 @@
 // A figure's state, as attributes (widget) or URL parameters (page): the same names either way.
 //   sentence, view (heatmap | lines | steps | heads), heads (1–8), temperature (0.1–3),
-//   mask (none | causal), word (selected query word, 0-based), layer, head (imported attention), seed.
+//   mask (none | causal), word (selected query word, 0-based), layer, head (imported attention), seed,
+//   scale (sqrt | none: divide the scores by √d or not), norm (rows | columns: which way the softmax
+//   runs in the heatmap), diagonal (show | hide: grey out each word's weight on itself).
 export const VIEWS = ['heatmap', 'lines', 'steps', 'heads'];
 export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads' };
 export const MASKS = ['none', 'causal'];
-export const CONTROLS = ['sentence', 'view', 'heads', 'mask', 'word', 'temperature', 'share', 'export', 'import'];
+export const CONTROLS = ['sentence', 'view', 'heads', 'mask', 'word', 'temperature', 'options', 'share', 'export', 'import'];
 export const THEMES = ['auto', 'light', 'dark'];
-export const STATE_KEYS = ['sentence', 'view', 'heads', 'temperature', 'mask', 'word', 'layer', 'head', 'seed'];
+export const STATE_KEYS = ['sentence', 'view', 'heads', 'temperature', 'mask', 'word', 'layer', 'head', 'seed', 'scale', 'norm', 'diagonal'];
+export const CHOICES = { scale: ['sqrt', 'none'], norm: ['rows', 'columns'], diagonal: ['show', 'hide'] };
 
 export const DEFAULTS = Object.freeze({
   sentence: 'the train left the station on time',
@@ -18,6 +21,9 @@ export const DEFAULTS = Object.freeze({
   layer: 0,
   head: 0,
   seed: 1,
+  scale: 'sqrt',
+  norm: 'rows',
+  diagonal: 'show',
 });
 
 const int = (v, lo, hi, fallback) => {
@@ -40,6 +46,7 @@ export function parseValue(key, raw) {
     case 'word': return int(raw, 0, 1023, null);
     case 'layer': case 'head': return int(raw, 0, 1023, 0);
     case 'seed': return int(raw, 0, 2 ** 31, DEFAULTS.seed);
+    case 'scale': case 'norm': case 'diagonal': return CHOICES[key].includes(raw) ? raw : DEFAULTS[key];
     default: return undefined;
   }
 }
@@ -60,7 +67,7 @@ export function toParams(state) {
   p.set('temperature', String(Number(state.temperature.toFixed(2))));
   p.set('mask', state.mask);
   if (state.word !== null && state.word !== undefined) p.set('word', String(state.word));
-  for (const key of ['layer', 'head', 'seed']) if (state[key] !== DEFAULTS[key]) p.set(key, String(state[key]));
+  for (const key of ['layer', 'head', 'seed', 'scale', 'norm', 'diagonal']) if (state[key] !== DEFAULTS[key]) p.set(key, String(state[key]));
   return p;
 }
 

@@ -62,6 +62,10 @@ export const FIGURE_CSS = `
 .af svg text.head-title { font-weight: 600; }
 .af svg .cell { stroke: var(--af-bg); stroke-width: 1.5; cursor: crosshair; outline: none; }
 .af svg.compact .cell { stroke-width: 0.75; }
+.af svg .cell.diag { fill: var(--af-panel); stroke: var(--af-line); stroke-dasharray: 2 2; }
+.af .options input[type=checkbox] { accent-color: var(--af-accent); width: 1.05rem; height: 1.05rem; }
+.af .option-note { margin: 0.3rem 0; font-size: 0.88rem; color: var(--af-muted); display: grid; gap: 0.2rem; }
+.af .option-note:empty { display: none; }
 .af svg .ring { fill: none; stroke: var(--af-fg); stroke-width: 3; pointer-events: none; }
 .af svg.compact .ring { stroke-width: 2; }
 .af svg .value { font-size: 11px; text-anchor: middle; dominant-baseline: central; pointer-events: none; font-variant-numeric: tabular-nums; }

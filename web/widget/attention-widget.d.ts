@@ -5,7 +5,7 @@ import type { AttentionCore, Matrix, WordVectors } from './attention.js';
 export type View = 'heatmap' | 'lines' | 'steps' | 'heads';
 export type Mask = 'none' | 'causal';
 export type Theme = 'auto' | 'light' | 'dark';
-export type Control = 'sentence' | 'view' | 'heads' | 'mask' | 'word' | 'temperature' | 'share' | 'export' | 'import';
+export type Control = 'sentence' | 'view' | 'heads' | 'mask' | 'word' | 'temperature' | 'options' | 'share' | 'export' | 'import';
 
 /** What a figure shows; the same names are its attributes and the full page's URL parameters. */
 export interface FigureState {
@@ -23,6 +23,12 @@ export interface FigureState {
   head: number;
   /** Seed of the heads view's Xavier-random projection weights. */
   seed: number;
+  /** Divide the scores by √d ('sqrt', default) or not ('none'). */
+  scale: 'sqrt' | 'none';
+  /** The heatmap's softmax: along each row ('rows', default) or down each column ('columns'). */
+  norm: 'rows' | 'columns';
+  /** 'hide' greys out each word's weight on itself in the heatmap (colours span the rest). */
+  diagonal: 'show' | 'hide';
 }
 
 /** Attention weights from a model, as Hugging Face transformers returns them (output_attentions=True). */

@@ -3,8 +3,9 @@
 // vectors) are fetched relative to this script's URL. Attributes:
 //   sentence, view (heatmap | lines | steps | heads), heads (1–8), temperature (0.1–3),
 //   mask (none | causal), word (selected word, 0-based), seed, layer, head,
+//   scale (sqrt | none), norm (rows | columns), diagonal (show | hide),
 //   controls ("sentence view temperature" by default; "all", "none", or any of
-//            sentence view heads mask word temperature share export import),
+//            sentence view heads mask word temperature options share export import),
 //   theme (auto | light | dark), src (URL of attention JSON from a real model),
 //   page (URL of the full page that share links point to; default ../index.html beside this folder).
 import { assetURL } from '../lib/core.js';

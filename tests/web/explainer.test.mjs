@@ -1,0 +1,334 @@
+// Browser tests of the page's explainer (below the figure) and of the heatmap options: each view
+// renders, reacts to an input change, and shows the numbers the wasm core computes (the same module,
+// run in node, is the reference). Seed 003's preset must show the seed's own numbers.
+// Build first: bash scripts/build.sh. Run: node --test tests/web/
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+import { multiHeadWeights } from '../../web/lib/rng.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const site = join(root, 'build', 'site');
+const TOL = 1e-6;
+const DEFAULT = 'the train left the station on time';
+let browser, server, url, core, vectors, api;
+
+before(async () => {
+  api = await import(pathToFileURL(join(root, 'build', 'wasm', 'attention.js')).href);
+  core = await api.loadAttention({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_wasm.wasm')) });
+  vectors = core.loadVectors(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))));
+  ({ server, url } = await startServer(site, 0));
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
+      '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((done) => (server ? server.close(done) : done()));
+  vectors?.delete();
+});
+
+async function open(query = '', width = 1280) {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  const problems = [];
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(url + query);
+  await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
+  return { page, problems };
+}
+
+/** A matrix table of the explainer by its data-name: the core values it carries, by (row, col). */
+const readTable = (page, name, scope = '') => page.evaluate(([n, sc]) => {
+  const t = document.querySelector(`${sc} table[data-name="${n}"]`);
+  if (!t) return null;
+  const cells = [...t.querySelectorAll('td[data-row]')].map((td) => ({ r: +td.dataset.row, c: +td.dataset.col, v: Number(td.dataset.value), text: td.textContent }));
+  return { rows: +t.dataset.rows, cols: +t.dataset.cols, cells };
+}, [name, scope]);
+
+function assertTable(shown, mat, where, tol = TOL) {
+  assert.ok(shown, `${where}: table missing`);
+  assert.equal(shown.rows, mat.rows, `${where}: rows`);
+  assert.equal(shown.cols, mat.cols, `${where}: cols`);
+  assert.ok(shown.cells.length > 0, `${where}: no cells`);
+  for (const { r, c, v } of shown.cells) {
+    const want = mat.data[r * mat.cols + c];
+    assert.ok(want === v || Math.abs(v - want) <= tol, `${where} (${r}, ${c}): page ${v}, wasm ${want}`);
+  }
+}
+const rowsOf = (shown) => {
+  const out = [];
+  for (const { r, c, v } of shown.cells) (out[r] ??= [])[c] = v;
+  return out;
+};
+const stage = (page, title) => page.$$eval(`table[data-name="softmax"] tr[data-stage="${title}"] td`, (tds) => tds.map((t) => ({ v: Number(t.dataset.value), text: t.textContent })));
+
+test('seed 003 preset: the walkthrough shows the seed’s keys, queries, values, scores, softmax and outputs', async () => {
+  const { page, problems } = await open();
+  try {
+    await page.click('#x-preset');
+    await page.waitForFunction(() => document.querySelector('table[data-name="scores"]')?.dataset.rows === '3');
+    assert.deepEqual(rowsOf(await readTable(page, 'K')), [[0, 1, 1], [4, 4, 0], [2, 3, 1]]);
+    assert.deepEqual(rowsOf(await readTable(page, 'Q')), [[1, 0, 2], [2, 2, 2], [2, 1, 3]]);
+    assert.deepEqual(rowsOf(await readTable(page, 'V')), [[1, 2, 3], [2, 8, 0], [2, 6, 3]]);
+    assert.deepEqual(rowsOf(await readTable(page, 'scores')), [[2, 4, 4], [4, 16, 12], [4, 12, 10]]);
+    // Softmax row 1, as the seed prints it (6.3379e-02, 4.6831e-01, 4.6831e-01).
+    const w = await stage(page, 'weight α');
+    assert.deepEqual(w.map((x) => x.text), ['0.0634', '0.4683', '0.4683']);
+    assert.ok(Math.abs(w[0].v - 0.063379) < 1e-5 && Math.abs(w[1].v - 0.46831) < 1e-5);
+    const weights = rowsOf(await readTable(page, 'weights'));
+    const seed = [[6.3379e-02, 4.6831e-01, 4.6831e-01], [6.0337e-06, 9.8201e-01, 1.7986e-02], [2.9539e-04, 8.8054e-01, 1.1917e-01]];
+    seed.forEach((row, r) => row.forEach((x, c) => assert.ok(Math.abs(weights[r][c] - x) <= 5e-5 * Math.max(1, x * 10), `weights (${r}, ${c}) ${weights[r][c]} vs ${x}`)));
+    const out = rowsOf(await readTable(page, 'output'));
+    [[1.936621, 6.683105, 1.595068], [1.999994, 7.963992, 0.053976], [1.999705, 7.759892, 0.358389]]
+      .forEach((row, r) => row.forEach((x, c) => assert.ok(Math.abs(out[r][c] - x) < 1e-5, `output (${r}, ${c}) ${out[r][c]} vs ${x}`)));
+    assert.equal(await page.textContent('td[data-shape="X (inputs)"]'), '3×4');
+    assert.equal(await page.textContent('td[data-shape="QKᵀ (scores), weights"]'), '3×3');
+    // The formulas are MathML.
+    assert.ok(await page.locator('#step-softmax math mfrac').count() >= 1);
+    // Scaling by √3 instead: softmax row 1 = [0.136126, 0.431937, 0.431937].
+    await page.check('#x-scale');
+    await page.waitForFunction(() => document.querySelector('table[data-name="softmax"] tr[data-stage="weight α"] td')?.textContent === '0.1361');
+    assert.deepEqual((await stage(page, 'weight α')).map((x) => x.text), ['0.1361', '0.4319', '0.4319']);
+    // Query 2 via the picker: step 5 follows.
+    await page.click('.picker button[data-index="1"]');
+    assert.deepEqual((await stage(page, 'raw score')).map((x) => x.v), [4, 16, 12]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('walkthrough on the sentence: parameter-free, identity and edited weights all equal the core', async () => {
+  const { page, problems } = await open();
+  try {
+    const { tokens, X } = vectors.embed(DEFAULT, 64);
+    const free = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
+    assertTable(await readTable(page, 'X', '#walkthrough'), X, 'X');
+    assertTable(await readTable(page, 'scores'), free.scores, 'scores', 1e-5);
+    assertTable(await readTable(page, 'weights'), free.weights, 'weights');
+    assertTable(await readTable(page, 'output'), free.output, 'output');
+    assert.equal((await stage(page, 'weight α')).length, tokens.length);
+
+    // Identity weights, d_k = 4.
+    await page.selectOption('#x-mode', 'identity');
+    const I = Array.from({ length: vectors.dim }, (_, r) => Array.from({ length: 4 }, (_, c) => (r === c ? 1 : 0)));
+    let want = core.attention(X, { Wq: I, Wk: I, Wv: I }, { score: 'scaled_dot', temperature: 1 });
+    assertTable(await readTable(page, 'Q'), want.Q, 'Q (identity)');
+    assertTable(await readTable(page, 'weights'), want.weights, 'weights (identity)');
+    assert.equal(await page.textContent('td[data-shape="W_Q, W_K"]'), `${vectors.dim}×4`);
+
+    // Edit W_Q[1, 2] = 2: recomputed by the core, mode becomes "edited".
+    const cell = page.locator('#walkthrough table[data-name="W_Q"] input[data-row="0"][data-col="1"]');
+    await cell.fill('2');
+    assert.equal(await page.inputValue('#x-mode'), 'edited');
+    const Wq = I.map((r) => [...r]);
+    Wq[0][1] = 2;
+    want = core.attention(X, { Wq, Wk: I, Wv: I }, { score: 'scaled_dot', temperature: 1 });
+    assertTable(await readTable(page, 'weights'), want.weights, 'weights (edited)');
+
+    // Text in a cell: flagged in place, message, and the last good numbers stay.
+    const before = await readTable(page, 'weights');
+    await cell.fill('abc');
+    assert.equal(await cell.getAttribute('aria-invalid'), 'true');
+    assert.match(await page.textContent('#walkthrough .x-message'), /W_Q\[1, 2\] is not a number/);
+    assert.deepEqual(await readTable(page, 'weights'), before);
+    await cell.fill('2');
+    assert.equal(await cell.getAttribute('aria-invalid'), null);
+    assert.equal(await page.locator('#walkthrough .x-message').isHidden(), true);
+
+    // The figure's sentence and temperature drive the walkthrough.
+    await page.selectOption('#x-mode', 'free');
+    await page.fill('#sentence', 'he cashed a check at the bank');
+    await page.locator('#temperature').fill('0.5');
+    const e2 = vectors.embed('he cashed a check at the bank', 64);
+    const free2 = core.parameterFree(e2.X, Math.sqrt(vectors.dim), { temperature: 0.5 });
+    assertTable(await readTable(page, 'weights'), free2.weights, 'weights (new sentence, τ 0.5)');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('weighted sum written out: live weights, largest first; query and key vectors view', async () => {
+  const { page, problems } = await open('?word=1');
+  try {
+    const { X } = vectors.embed(DEFAULT, 64);
+    const free = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
+    const row = Array.from(free.weights.data.subarray(7, 14));
+    const terms = await page.$$eval('#expansion math.expansion mn', (ns) => ns.map((n) => n.textContent));
+    // The ones after Σ: 1 is the query index inside α's subscript, then 7 weights.
+    const weights = terms.slice(1).map(Number);
+    assert.equal(weights.length, 7);
+    assert.deepEqual(weights, [...row].sort((a, b) => b - a).map((w) => Number(w.toFixed(4))));
+    assert.match(await page.textContent('#expansion math.expansion'), /A\(train\)/);
+    // Neuron view (drawn while on screen): score, scaled and weight for query "train" against every key.
+    await page.locator('#vectors').scrollIntoViewIfNeeded();
+    await page.waitForSelector('table[data-name="neuron"]');
+    const neuron = await page.$$eval('table[data-name="neuron"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))));
+    assert.equal(neuron.length, 7);
+    neuron.forEach(([score, scaled, w], j) => {
+      assert.ok(Math.abs(score - free.scores.data[7 + j]) < 1e-5);
+      assert.ok(Math.abs(scaled - free.scaled.data[7 + j]) < 1e-6);
+      assert.ok(Math.abs(w - free.weights.data[7 + j]) < 1e-6);
+    });
+    assert.equal(await page.locator('#vectors svg.vbars').count(), 8); // q and 7 keys
+    // Clicking the heatmap's cell for another query moves the walkthrough with it.
+    await page.click('svg.heatmap .cell[data-row="4"][data-col="1"]');
+    await page.waitForFunction(() => document.querySelector('.picker button.on')?.dataset.index === '4');
+    assert.match(await page.textContent('#expansion math.expansion'), /A\(station\)/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('multi-head: 1–8 heads, per-head maps, concat and W_O equal core.multiHead; a head can be focused', async () => {
+  const { page, problems } = await open();
+  try {
+    const { X } = vectors.embed(DEFAULT, 64);
+    // Drawn once on screen (the section is redrawn only while visible).
+    await page.locator('#multihead').scrollIntoViewIfNeeded();
+    await page.waitForFunction(() => document.querySelectorAll('#multihead .head-box').length === 2);
+    await page.fill('#x-heads', '3');
+    await page.press('#x-heads', 'Enter');
+    await page.waitForFunction(() => document.querySelectorAll('#multihead .head-box').length === 3);
+    const w = multiHeadWeights(vectors.dim, 3, 1);
+    const want = core.multiHead(X, { heads: w.heads, Wo: w.Wo }, { temperature: 1 });
+    assertTable(await readTable(page, 'concat'), want.concat, 'concat');
+    assertTable(await readTable(page, 'mh-output'), want.output, 'multi-head output');
+    assertTable(await readTable(page, 'Wo'), w.Wo, 'W_O');
+    await page.click('#multihead .head-box[data-head="2"]');
+    const focused = await page.$$eval('#multihead svg.focused .cell', (cs) => cs.map((c) => ({ r: +c.dataset.row, c: +c.dataset.col, v: Number(c.dataset.weight) })));
+    assertTable({ rows: 7, cols: 7, cells: focused }, want.heads[2].weights, 'focused head 3');
+    assert.equal(await page.getAttribute('#multihead .head-box[data-head="2"]', 'aria-pressed'), 'true');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('heatmap options: no √d scaling, column softmax, hidden diagonal — numbers from the core', async () => {
+  const { page, problems } = await open();
+  try {
+    const { X } = vectors.embed(DEFAULT, 64);
+    const cells = () => page.$$eval('svg.heatmap .cell', (cs) => cs.map((c) => ({ r: +c.dataset.row, c: +c.dataset.col, v: Number(c.dataset.weight), diag: c.classList.contains('diag') })));
+    // Same words, new temperature: the heatmap repaints in place (same svg node) with the core's numbers.
+    await page.evaluate(() => { window.firstHeatmap = document.querySelector('svg.heatmap'); });
+    await page.locator('#temperature').fill('0.4');
+    assert.equal(await page.evaluate(() => window.firstHeatmap === document.querySelector('svg.heatmap')), true);
+    assertTable({ rows: 7, cols: 7, cells: await cells() }, core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 0.4 }).weights, 'τ 0.4');
+    const label = await page.getAttribute('svg.heatmap .cell[data-row="1"][data-col="4"]', 'aria-label');
+    assert.equal(label, `train → station: ${core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 0.4 }).weights.data[11].toFixed(4)}`);
+    await page.locator('#temperature').fill('1');
+    await page.uncheck('#scale');
+    assert.match(page.url(), /scale=none/);
+    const raw = core.parameterFree(X, 1, { temperature: 1 });
+    assertTable({ rows: 7, cols: 7, cells: await cells() }, raw.weights, 'unscaled');
+    await page.check('#scale');
+    await page.selectOption('#norm', 'columns');
+    const scaled = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
+    const cols = core.softmax(scaled.scaled, { axis: 'columns' });
+    const shown = await cells();
+    assertTable({ rows: 7, cols: 7, cells: shown }, cols, 'column softmax');
+    const colSum = shown.filter((c) => c.c === 3).reduce((a, c) => a + c.v, 0);
+    assert.ok(Math.abs(colSum - 1) < 1e-5, `column 3 sums to ${colSum}`);
+    assert.match(await page.textContent('#option-note'), /Softmax down each column/);
+    await page.check('#diagonal');
+    const d = await cells();
+    assert.deepEqual(d.filter((c) => c.diag).map((c) => [c.r, c.c]), [0, 1, 2, 3, 4, 5, 6].map((i) => [i, i]));
+    assert.match(await page.textContent('#option-note'), /\|x\|²/);
+    // The legend's top is the largest off-diagonal weight.
+    let offMax = 0;
+    for (const c of d) if (c.r !== c.c) offMax = Math.max(offMax, c.v);
+    assert.equal((await page.$$eval('#legend .tick-label', (t) => t.map((x) => x.textContent))).at(-1), offMax.toFixed(2));
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('by hand: column convention, shortcuts beside exact values, editable cells, blank worksheet', async () => {
+  const { page, problems } = await open();
+  try {
+    const read = async () => {
+      const X = await page.$$eval('#by-hand table[data-name="X"].edit tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('input')].map((i) => Number(i.value))));
+      const W = {};
+      for (const [k, n] of [['Wq', 'W_Q'], ['Wk', 'W_K'], ['Wv', 'W_V']]) {
+        W[k] = await page.$$eval(`#by-hand table[data-name="${n}"] tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('input')].map((i) => Number(i.value))));
+      }
+      return { X, W };
+    };
+    const check = async () => {
+      const { X, W } = await read();
+      assert.equal(X.length, 6);
+      assert.equal(X[0].length, 4);
+      assert.equal(W.Wq.length, 3);
+      const hand = core.attentionByColumns(X, W, { handShortcuts: true });
+      const exact = core.attentionByColumns(X, W, {});
+      assertTable(await readTable(page, 'hand-scores'), exact.scores, 'KᵀQ');
+      assertTable(await readTable(page, 'hand-scaled'), hand.scaled, 'floor(x/2)');
+      assertTable(await readTable(page, 'hand-weights'), hand.weights, 'A by hand');
+      assertTable(await readTable(page, 'exact-weights'), exact.weights, 'A exact');
+      assertTable(await readTable(page, 'exact-output'), exact.output, 'Z exact');
+      // Columns of A sum to 1.
+      const A = rowsOf(await readTable(page, 'hand-weights'));
+      for (let c = 0; c < 4; c++) assert.ok(Math.abs(A.reduce((a, r) => a + r[c], 0) - 1) < 1e-5);
+      return hand;
+    };
+    const h1 = await check();
+    // floor(x/2) of the scores, exactly.
+    const S = rowsOf(await readTable(page, 'hand-scores'));
+    assert.deepEqual(rowsOf(await readTable(page, 'hand-scaled')), S.map((r) => r.map((x) => Math.floor(x / 2))));
+    const x = page.locator('#by-hand table[data-name="X"] input[data-row="0"][data-col="0"]');
+    await x.fill('3');
+    const h2 = await check();
+    assert.notDeepEqual(Array.from(h1.output.data), Array.from(h2.output.data));
+    await x.fill('NaN');
+    assert.equal(await x.getAttribute('aria-invalid'), 'true');
+    assert.match(await page.textContent('#by-hand .x-message'), /X\[1, 1\] is not a number/);
+    await x.fill('3');
+    // Keyboard: arrow down moves to the cell below.
+    await x.focus();
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'X row 2, column 1');
+
+    // The blank worksheet: in print media only the by-hand section shows, every number cell empty.
+    await page.emulateMedia({ media: 'print' });
+    await page.evaluate(() => document.body.classList.add('print-blank'));
+    const visible = await page.evaluate(() => ({
+      figure: getComputedStyle(document.querySelector('figure')).display,
+      walkthrough: getComputedStyle(document.getElementById('walkthrough')).display,
+      byhand: getComputedStyle(document.getElementById('by-hand')).display,
+      cell: getComputedStyle(document.querySelector('table[data-name="hand-scores"] td[data-row]')).color,
+      input: getComputedStyle(document.querySelector('#by-hand table.edit input')).color,
+    }));
+    assert.deepEqual(visible, { figure: 'none', walkthrough: 'none', byhand: 'block', cell: 'rgba(0, 0, 0, 0)', input: 'rgba(0, 0, 0, 0)' });
+    const pdf = await page.pdf({ preferCSSPageSize: true });
+    const pages = pdf.toString('latin1').match(/\/Count (\d+)/)?.[1];
+    assert.equal(pages, '1', 'the worksheet fits one page');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('phone width: the explainer fits (no page-wide horizontal scroll) and the RNN note is there', async () => {
+  const { page, problems } = await open('', 390);
+  try {
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 1, `page scrolls sideways by ${overflow}px`);
+    assert.match(await page.textContent('#rnn'), /C\(i\)/);
+    assert.ok(await page.locator('#rnn math').count() >= 4);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

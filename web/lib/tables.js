@@ -1,0 +1,166 @@
+// Page-only helpers for the explainer: MathML formulas (built node by node, no TeX engine), matrices
+// as real HTML tables (so screen readers read them as tables), editable matrices, and number
+// formatting. Every number shown comes from the wasm core; nothing here does arithmetic on it.
+import { h } from './dom.js';
+import { inkOn, viridis } from './heatmap.js';
+
+const MML = 'http://www.w3.org/1998/Math/MathML';
+
+/** A MathML element; string children become text nodes. */
+export function m(tag, ...kids) {
+  const n = document.createElementNS(MML, tag);
+  for (const k of kids) if (k !== null && k !== undefined) n.append(k);
+  return n;
+}
+export const mi = (t) => m('mi', t);
+export const mo = (t) => m('mo', t);
+export const mn = (t) => m('mn', t);
+export const mrow = (...k) => m('mrow', ...k);
+export const sub = (base, s) => m('msub', typeof base === 'string' ? mi(base) : base, typeof s === 'string' ? mi(s) : s);
+export const sup = (base, s) => m('msup', typeof base === 'string' ? mi(base) : base, typeof s === 'string' ? mi(s) : s);
+export const frac = (a, b) => m('mfrac', a, b);
+export const sqrt = (a) => m('msqrt', a);
+export const text = (t) => m('mtext', t);
+/** Σ with a subscript. */
+export const sum = (index) => m('munder', mo('∑'), mi(index));
+/** A display formula; label is what a screen reader says if it cannot read MathML. */
+export function formula(label, ...kids) {
+  const n = m('math', mrow(...kids));
+  n.setAttribute('display', 'block');
+  n.setAttribute('aria-label', label);
+  return n;
+}
+/** softmax( … ) */
+export const fn = (name, ...arg) => mrow(mi(name), mo('('), ...arg, mo(')'));
+
+/** A number as the page prints it: integers as such, otherwise 4 decimals; −∞ for masked. */
+export function fmt(x, digits = 4, fixed = false) {
+  if (x === -Infinity) return '−∞';
+  if (!Number.isFinite(x)) return String(x);
+  if (Number.isInteger(x) && !fixed) return String(x).replace('-', '−');
+  const s = x.toFixed(digits);
+  return (/^-0\.0+$/.test(s) ? s.slice(1) : s).replace('-', '−');
+}
+
+const at = (mat, r, c) => mat.data[r * mat.cols + c];
+
+/**
+ * A matrix (core Matrix) as a <table>. options: { caption, name, rowLabels, colLabels, heat (colour
+ * cells by value, 0…max), max, highlightRow, highlightCol, limit (rows/cols shown before "…"), keep
+ * (a row index always shown), title }.
+ */
+export function matrixTable(mat, o = {}) {
+  const limit = o.limit ?? Infinity;
+  const rowsShown = pick(mat.rows, limit, o.highlightRow);
+  const colsShown = pick(mat.cols, limit, o.highlightCol);
+  let max = o.max ?? 0;
+  if (o.heat && o.max === undefined) for (const v of mat.data) if (v > max) max = v;
+  // All integers (seed 003's scores, the by-hand products): print them as such; otherwise 4 decimals throughout.
+  const fixed = !mat.data.every((v) => Number.isInteger(v) || v === -Infinity);
+  const table = h('table', { class: `matrix${o.heat ? ' heat' : ''}`, 'data-name': o.name ?? '', 'data-rows': mat.rows, 'data-cols': mat.cols });
+  if (o.caption) table.append(h('caption', {}, o.caption));
+  const head = h('tr', {}, h('td', { class: 'corner' }, `${mat.rows}×${mat.cols}`));
+  for (const c of colsShown) head.append(c === null ? h('th', { scope: 'col', class: 'gap' }, '…') : h('th', { scope: 'col', class: c === o.highlightCol ? 'hl' : null }, o.colLabels?.[c] ?? String(c + 1)));
+  table.append(h('thead', {}, head));
+  const body = h('tbody');
+  for (const r of rowsShown) {
+    if (r === null) {
+      body.append(h('tr', { class: 'gap' }, h('th', { scope: 'row' }, '⋮'), ...colsShown.map(() => h('td', {}, '⋮'))));
+      continue;
+    }
+    const tr = h('tr', { class: r === o.highlightRow ? 'hl' : null }, h('th', { scope: 'row' }, o.rowLabels?.[r] ?? String(r + 1)));
+    for (const c of colsShown) {
+      if (c === null) { tr.append(h('td', { class: 'gap' }, '…')); continue; }
+      const v = at(mat, r, c);
+      const td = h('td', { 'data-row': r, 'data-col': c, 'data-value': String(v), class: c === o.highlightCol ? 'hl' : null }, fmt(v, 4, fixed));
+      if (o.heat && Number.isFinite(v)) {
+        const bg = viridis(max > 0 ? v / max : 0);
+        td.style.background = bg;
+        td.style.color = inkOn(bg);
+      }
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+  table.append(body);
+  return h('div', { class: 'matrix-wrap' }, table);
+}
+
+/** Indices 0…n-1, or the first `limit` with null for "…" (plus `keep` if it is beyond). */
+function pick(n, limit, keep) {
+  if (n <= limit) return Array.from({ length: n }, (_, i) => i);
+  const out = Array.from({ length: limit - 1 }, (_, i) => i);
+  if (keep !== undefined && keep !== null && keep >= limit - 1 && keep < n - 1) out.push(null, keep, null, n - 1);
+  else out.push(null, n - 1);
+  return out;
+}
+
+/** Parses one edited cell: a finite number, or null. */
+export function parseCell(raw) {
+  const t = String(raw).trim().replace('−', '-');
+  if (t === '') return null;
+  const v = Number(t);
+  return Number.isFinite(v) ? v : null;
+}
+
+/**
+ * An editable matrix: values is an array of rows of strings/numbers (mutated on input).
+ * onChange() after every edit; cells that are not numbers get aria-invalid and the class "bad".
+ * Returns the wrapper; wrapper.bad() lists the invalid cells as "name[r, c]".
+ */
+export function editTable(values, { caption, name, rowLabels, colLabels, onChange }) {
+  const table = h('table', { class: 'matrix edit', 'data-name': name });
+  if (caption) table.append(h('caption', {}, caption));
+  const cols = values[0]?.length ?? 0;
+  const head = h('tr', {}, h('td', { class: 'corner' }, `${values.length}×${cols}`));
+  for (let c = 0; c < cols; c++) head.append(h('th', { scope: 'col' }, colLabels?.[c] ?? String(c + 1)));
+  table.append(h('thead', {}, head));
+  const body = h('tbody');
+  const inputs = [];
+  values.forEach((row, r) => {
+    const tr = h('tr', {}, h('th', { scope: 'row' }, rowLabels?.[r] ?? String(r + 1)));
+    row.forEach((v, c) => {
+      const input = h('input', {
+        type: 'text', inputmode: 'decimal', value: String(v), size: 5, 'data-row': r, 'data-col': c,
+        'aria-label': `${name} row ${r + 1}, column ${c + 1}`, spellcheck: 'false', autocomplete: 'off',
+      });
+      const mark = () => {
+        const ok = parseCell(input.value) !== null;
+        input.classList.toggle('bad', !ok);
+        if (ok) input.removeAttribute('aria-invalid');
+        else input.setAttribute('aria-invalid', 'true');
+        return ok;
+      };
+      mark();
+      input.addEventListener('input', () => {
+        values[r][c] = input.value;
+        mark();
+        onChange?.();
+      });
+      input.addEventListener('keydown', (e) => {
+        const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0] }[e.key];
+        if (!move) return;
+        const next = inputs[(r + move[0]) * cols + c];
+        if (next) { e.preventDefault(); next.focus(); next.select(); }
+      });
+      inputs.push(input);
+      tr.append(h('td', {}, input));
+    });
+    body.append(tr);
+  });
+  table.append(body);
+  const wrap = h('div', { class: 'matrix-wrap' }, table);
+  return wrap;
+}
+
+/** The invalid cells of edited matrices ({ name: rows }) as "W_Q[2, 3]", in order. */
+export function badCells(named) {
+  const out = [];
+  for (const [name, rows] of Object.entries(named)) {
+    rows.forEach((row, r) => row.forEach((v, c) => { if (parseCell(v) === null) out.push(`${name}[${r + 1}, ${c + 1}]`); }));
+  }
+  return out;
+}
+
+/** Edited rows of strings → rows of numbers (call only when badCells is empty). */
+export const numeric = (rows) => rows.map((row) => row.map((v) => parseCell(v)));
