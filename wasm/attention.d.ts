@@ -89,6 +89,8 @@ export interface AttentionCore {
    * Dot, scaled dot (default) and cosine scores, temperature, causal and key padding; equals
    * attention(...).output to 1e-5.
    */
+  /** The terms behind query i's row: products row j = q_i∘k_j (sums to the dot score), weighted row j = α(i,j)·v_j (rows sum to output i). */
+  queryTerms(steps: Pick<AttentionSteps, 'Q' | 'K' | 'V' | 'weights'>, query: number): { products: Matrix; weighted: Matrix };
   attentionOutput(Q: MatrixInput, K: MatrixInput, V: MatrixInput, options?: AttentionOptions): Matrix;
   /** Parse the project's vectors file (data/vectors.bin). */
   loadVectors(bytes: Uint8Array | ArrayBuffer): WordVectors;

@@ -156,6 +156,12 @@ export async function loadAttention(options = {}) {
     attentionByColumns(X, weights, options) {
       return checked(raw.attention(asMatrix(X, 'X'), asHead(weights), asOptions(options), true));
     },
+    queryTerms(steps, query) {
+      if (!steps || typeof steps !== 'object') throw new AttentionError('queryTerms needs the steps of an attention call');
+      if (!Number.isInteger(query)) throw new AttentionError(`query must be a whole number, got ${JSON.stringify(query)}`);
+      const { Q, K, V, weights } = steps;
+      return checked(raw.queryTerms({ Q: asMatrix(Q, 'Q'), K: asMatrix(K, 'K'), V: asMatrix(V, 'V'), weights: asMatrix(weights, 'weights') }, query));
+    },
     attentionOutput(Q, K, V, options) {
       return checked(raw.attentionOutput(asMatrix(Q, 'Q'), asMatrix(K, 'K'), asMatrix(V, 'V'), asOptions(options)));
     },

@@ -144,6 +144,17 @@ val attention_output_js(val Q, val K, val V, val options) {
   });
 }
 
+val query_terms_js(val steps, int query) {
+  return guarded([&] {
+    const QueryTerms t = query_terms(to_matrix(steps["Q"], "Q"), to_matrix(steps["K"], "K"), to_matrix(steps["V"], "V"),
+                                     to_matrix(steps["weights"], "weights"), query);
+    val out = val::object();
+    out.set("products", to_js(t.products));
+    out.set("weighted", to_js(t.weighted));
+    return out;
+  });
+}
+
 val multi_head_js(val X, val weights, val options) {
   return guarded([&] {
     MultiHeadWeights w;
@@ -231,6 +242,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("attention", &attention_js);
   emscripten::function("multiHead", &multi_head_js);
   emscripten::function("attentionOutput", &attention_output_js);
+  emscripten::function("queryTerms", &query_terms_js);
   emscripten::class_<WordVectorsHandle>("WordVectors")
       .constructor<>()
       .function("load", &WordVectorsHandle::load)

@@ -160,6 +160,26 @@ AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionO
   return attend(std::move(Q), std::move(K), std::move(V), options, divisor);
 }
 
+QueryTerms query_terms(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& weights, Index query) {
+  if (Q.cols() != K.cols() || K.rows() != V.rows() || weights.rows() != Q.rows() || weights.cols() != K.rows()) {
+    std::ostringstream s;
+    s << "query terms: Q " << shape_of(Q) << ", K " << shape_of(K) << ", V " << shape_of(V) << " and weights "
+      << shape_of(weights) << " do not belong together (weights must be T_q×T_k, V must have T_k rows)";
+    throw AttentionError(s.str());
+  }
+  if (query < 0 || query >= Q.rows()) {
+    std::ostringstream s;
+    s << "query " << query << " is outside 0.." << Q.rows() - 1;
+    throw AttentionError(s.str());
+  }
+  QueryTerms terms;
+  // q_i ∘ k_j for every key j: K with each row multiplied entrywise by q_i.
+  terms.products = K.array().rowwise() * Q.row(query).array();  // T_k × d_k
+  // α(i, j)·v_j for every key j: V with row j scaled by the weight key j got.
+  terms.weighted = V.array().colwise() * weights.row(query).transpose().array();  // T_k × d_v
+  return terms;
+}
+
 AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w, const AttentionOptions& options) {
   require_sequence(X, "column convention: d_model features × T tokens");
   const Index d_model = X.rows();

@@ -5,6 +5,7 @@
 #include "helpers.hpp"
 
 using namespace attn;
+using Catch::Contains;
 
 namespace {
 
@@ -176,4 +177,16 @@ TEST_CASE("hand shortcuts: 3^x for e^x and floor(x/2) for ÷√3, beside the exa
   const AttentionSteps exact = attention_by_columns(X, w);
   require_close(exact.scaled, exact.scores / std::sqrt(3.0f), 1e-6f);
   REQUIRE_FALSE(exact.weights.isApprox(hand.weights, 1e-3f));
+}
+
+TEST_CASE("query terms: q∘k rows sum to the scores, α·v rows sum to the output", "[attention][terms]") {
+  const AttentionSteps s = attention(kInputs, seed003_weights(), unscaled());
+  const QueryTerms t = query_terms(s.Q, s.K, s.V, s.weights, 1);
+  // Query 2 of seed 003: q = [2, 2, 2], keys [0,1,1], [4,4,0], [2,3,1].
+  require_close(t.products, rows({{0, 2, 2}, {8, 8, 0}, {4, 6, 2}}), 0.0f);
+  require_close(t.products.rowwise().sum().transpose(), s.scores.row(1), 1e-5f);
+  require_close(t.weighted.row(1), s.weights(1, 1) * s.V.row(1), 1e-6f);
+  require_close(t.weighted.colwise().sum(), s.output.row(1), 1e-5f);
+  REQUIRE_THROWS_WITH(query_terms(s.Q, s.K, s.V, s.weights, 3), Contains("query 3 is outside 0..2"));
+  REQUIRE_THROWS_WITH(query_terms(s.Q, s.K, s.V, Matrix::Ones(3, 2), 0), Contains("do not belong together"));
 }

@@ -51,6 +51,16 @@ test('matrices may be given as {rows, cols, data} and results survive later call
   assert.deepEqual(first.weights.data, copy);
 });
 
+test('query terms: q∘k and α·v for one query', () => {
+  const s = core.attention(inputs, seed003, { score: 'dot' });
+  const t = core.queryTerms(s, 1);
+  assertClose(t.products, [[0, 2, 2], [8, 8, 0], [4, 6, 2]], 0, 'q∘k');
+  const w = api.toRows(s.weights)[1];
+  assertClose(t.weighted, api.toRows(s.V).map((v, j) => v.map((x) => x * w[j])), 1e-6, 'α·v');
+  assert.throws(() => core.queryTerms(s, 3), /query 3 is outside 0..2/);
+  assert.throws(() => core.queryTerms(s, 0.5), /whole number/);
+});
+
 test('column convention and hand shortcuts', () => {
   const X = api.matrix(inputs);
   const T = (m) => api.toRows(m)[0].map((_, c) => api.toRows(m).map((row) => row[c]));

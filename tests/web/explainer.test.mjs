@@ -179,7 +179,18 @@ test('weighted sum written out: live weights, largest first; query and key vecto
       assert.ok(Math.abs(scaled - free.scaled.data[7 + j]) < 1e-6);
       assert.ok(Math.abs(w - free.weights.data[7 + j]) < 1e-6);
     });
-    assert.equal(await page.locator('#vectors svg.vbars').count(), 8); // q and 7 keys
+    assert.equal(await page.locator('#vectors svg.vbars').count(), 15); // q, 7 keys and 7 products q∘k
+    const productLabels = await page.$$eval('#vectors svg.vbars[aria-label^="q∘k"]', (ss) => ss.map((s) => s.getAttribute('aria-label')));
+    assert.equal(productLabels.length, 7);
+    assert.match(productLabels[4], /^q∘k of train and station: /);
+    // Step 6: every α·v_j entry is the core's (queryTerms), first 8 of each row shown.
+    const expected = core.queryTerms(free, 1).weighted;
+    const shown = await page.$$eval('table[data-name="weighted"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td.v')].map((td) => Number(td.dataset.value))));
+    assert.equal(shown.length, 7);
+    shown.forEach((cells, j) => {
+      assert.equal(cells.length, 8);
+      cells.forEach((v, c) => assert.ok(Math.abs(v - expected.data[j * expected.cols + c]) < 1e-6, `α·v[${j}][${c}]`));
+    });
     // Clicking the heatmap's cell for another query moves the walkthrough with it.
     await page.click('svg.heatmap .cell[data-row="4"][data-col="1"]');
     await page.waitForFunction(() => document.querySelector('.picker button.on')?.dataset.index === '4');

@@ -331,21 +331,21 @@ export class Explainer {
         this.fig.mask === 'causal' ? ' Causal mask: later words get −∞, weight 0.' : ''),
       stageTable(stageRows, i, kLabels, 'softmax', `Query “${labels[i]}”: score → scaled → softmax`));
 
-    // 6. Weighted values: α_ij and v_j side by side (the core returns only their sum, in step 7).
+    // 6. Weighted values: α_ij · v_j for every key, as the core computes them (core.queryTerms).
     const vName = free ? 'x' : 'v';
     const order = Array.from({ length: r.T }, (_, j) => j).sort((a, b) => steps.weights.data[i * r.T + b] - steps.weights.data[i * r.T + a]);
+    const weighted = this.core.queryTerms(steps, i).weighted;  // T × d_v
     const shownV = Math.min(r.dv, s.full ? r.dv : 8);
     const t6 = h('table', { class: 'matrix weighted', 'data-name': 'weighted' },
       h('caption', {}, `Each value vector ${vName}_j is scaled by its weight α(${i + 1}, j)`),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'key j'), h('th', { scope: 'col' }, 'α'), h('th', { scope: 'col' }, '×'),
-        h('th', { scope: 'col', colspan: shownV }, `${vName}_j (${r.dv} numbers)`))),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'key j'), h('th', { scope: 'col' }, 'α'),
+        h('th', { scope: 'col', colspan: shownV }, `α · ${vName}_j (${r.dv} numbers${shownV < r.dv ? `, first ${shownV} shown` : ''})`))),
       h('tbody', {}, ...Array.from({ length: r.T }, (_, j) => h('tr', {},
         h('th', { scope: 'row' }, labels[j]),
         h('td', { 'data-value': String(steps.weights.data[i * r.T + j]) }, fmt(steps.weights.data[i * r.T + j])),
-        h('td', {}, '×'),
-        ...Array.from({ length: shownV }, (_, c) => h('td', { class: 'v' }, fmt(steps.V.data[j * r.dv + c]))),
+        ...Array.from({ length: shownV }, (_, c) => h('td', { class: 'v', 'data-value': String(weighted.data[j * r.dv + c]) }, fmt(weighted.data[j * r.dv + c]))),
       ))));
-    e.s6.replaceChildren(h('p', {}, 'Each value row is multiplied by the weight its key got: heavy weights keep their value, light ones nearly vanish.'), h('div', { class: 'matrix-wrap' }, t6));
+    e.s6.replaceChildren(h('p', {}, 'Each value row is multiplied by the weight its key got: heavy weights keep their value, light ones nearly vanish. The rows of this table add up to the output in step 7.'), h('div', { class: 'matrix-wrap' }, t6));
 
     // 7. Sum → output i, and the weighted sum written out (seed 000), largest terms first.
     const terms = [];
@@ -385,18 +385,22 @@ export class Explainer {
     for (const v of steps.K.data) maxAbs = Math.max(maxAbs, Math.abs(v));
     const wMax = Math.max(1e-9, ...steps.weights.data.subarray(i * T, (i + 1) * T));
     const q = vectorBars(steps.Q.data.subarray(i * dk, (i + 1) * dk), maxAbs, `q of ${labels[i]}`);
+    const { products } = this.core.queryTerms(steps, i);  // row j: q_i ∘ k_j, entry by entry
+    let productMax = 1e-9;
+    for (const v of products.data) productMax = Math.max(productMax, Math.abs(v));
     const rows = labels.map((l, j) => h('tr', {},
       h('th', { scope: 'row' }, l),
       h('td', {}, vectorBars(steps.K.data.subarray(j * dk, (j + 1) * dk), maxAbs, `k of ${l}`)),
+      h('td', {}, vectorBars(products.data.subarray(j * dk, (j + 1) * dk), productMax, `q∘k of ${labels[i]} and ${l}`)),
       h('td', { class: 'num', 'data-value': String(steps.scores.data[i * T + j]) }, fmt(steps.scores.data[i * T + j])),
       h('td', { class: 'num', 'data-value': String(steps.scaled.data[i * T + j]) }, fmt(steps.scaled.data[i * T + j])),
       h('td', { class: 'num weight', 'data-value': String(steps.weights.data[i * T + j]) }, fmt(steps.weights.data[i * T + j]), weightBar(steps.weights.data[i * T + j] / wMax))));
     this.els.vectors.replaceChildren(
-      h('p', {}, `The query vector of “${labels[i]}” and each key vector, one bar per dimension (blue above zero, orange below, both to the same scale). Their dot product is the score; scaled and softmaxed it is the weight. (The elementwise products q∘k are not shown: the core does not return them.)`),
+      h('p', {}, `The query vector of “${labels[i]}” and each key vector, one bar per dimension (blue above zero, orange below, both to the same scale). q∘k multiplies them entry by entry (its own scale); those products add up to the dot product q·k, the score, which scaled and softmaxed is the weight.`),
       h('div', { class: 'qrow' }, h('strong', {}, `q (${labels[i]})`), q),
       h('div', { class: 'matrix-wrap' }, h('table', { class: 'matrix neuron', 'data-name': 'neuron' },
         h('caption', {}, `Keys for the query “${labels[i]}”`),
-        h('thead', {}, h('tr', {}, ...['key', `k (${dk} numbers)`, 'q·k', 'scaled', 'weight'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('thead', {}, h('tr', {}, ...['key', `k (${dk} numbers)`, 'q∘k', 'q·k', 'scaled', 'weight'].map((t) => h('th', { scope: 'col' }, t)))),
         h('tbody', {}, ...rows))));
   }
 

@@ -108,6 +108,15 @@ AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionO
 AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w,
                                     const AttentionOptions& options = {});
 
+// The terms behind one query's row, for showing the sums written out (row convention):
+//   products(j, :) = q_i ∘ k_j   (T_k × d_k; for dot scores each row sums to score(i, j))
+//   weighted(j, :) = α(i, j)·v_j (T_k × d_v; the rows sum to output row i)
+struct QueryTerms {
+  Matrix products;
+  Matrix weighted;
+};
+QueryTerms query_terms(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& weights, Index query);
+
 // Multi-head attention: each head attends with its own projections, the head outputs are concatenated
 // (T × Σd_v) and projected by W_O (Σd_v × d_out) plus b_O.
 struct MultiHeadWeights {
