@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.mjs';
-import { assertShows, elementCensus, figureState, launch, openWatched, reference, settled, site } from './hostile-corpus.mjs';
+import { assertShows, elementCensus, figureState, launch, openWatched, reference, settled, site } from './harness.mjs';
 
 export const STRICT_CSP = [
   "default-src 'none'",

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.mjs';
-import { HOSTILE, assertShows, elementCensus, figureState, launch, openWatched, reference, settled, site } from './hostile-corpus.mjs';
+import { HOSTILE, assertShows, elementCensus, figureState, launch, openWatched, reference, settled, site } from './harness.mjs';
 
 const DEFAULT = 'the train left the station on time';
 let browser, server, url, ref;

@@ -5,8 +5,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, readdir, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
+import { fileURLToPath } from 'node:url';
+import { launch, reference as loadReference } from './harness.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -23,15 +23,9 @@ before(async () => {
     throw new Error(`${join(site, 'index.html')} is missing: build the wasm module, then run node scripts/build-site.mjs`);
   }
   // The reference: the same wasm module and vectors, loaded in node.
-  const api = await import(pathToFileURL(join(root, 'build', 'wasm', 'attention.js')).href);
-  core = await api.loadAttention({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_wasm.wasm')) });
-  vectors = core.loadVectors(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))));
+  ({ core, vectors } = await loadReference());
   ({ server, url } = await startServer(site, 0));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run', '--disable-sync'],
-  });
+  browser = await launch();
 });
 
 after(async () => {

@@ -6,9 +6,9 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
+import { launch, reference } from './harness.mjs';
 import { startServer } from '../../scripts/serve.mjs';
 import { multiHeadWeights } from '../../web/lib/rng.js';
 
@@ -18,15 +18,9 @@ const TOLERANCE = 1e-6;
 let browser, server, url, core, vectors;
 
 before(async () => {
-  const api = await import(pathToFileURL(join(root, 'build', 'wasm', 'attention.js')).href);
-  core = await api.loadAttention({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_wasm.wasm')) });
-  vectors = core.loadVectors(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))));
+  ({ core, vectors } = await reference());
   ({ server, url } = await startServer(site, 0));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run', '--disable-sync'],
-  });
+  browser = await launch();
 });
 
 after(async () => {

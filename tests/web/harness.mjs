@@ -1,5 +1,5 @@
-// Browser helpers shared by the hostile-input and Content-Security-Policy tests, for the page and for
-// the <attention-figure> widget alike: a hostile corpus, a Chromium launcher, a watcher that records
+// Helpers shared by the browser tests (page, widget, explainer, hostile input, CSP): the wasm core in
+// node as the reference, a Chromium launcher, a hostile corpus, a watcher that records
 // every console error, page error, dialog, CSP violation and injected element, and a check that what a
 // figure shows after an input is either a readable message or the right heatmap.
 // (Not a test file itself: node --test only runs *.test.mjs here.)
@@ -14,8 +14,7 @@ export const site = join(root, 'build', 'site');
 
 /** Inputs a reader (or an attacker) might type. Markup payloads set window.__pwned if they ever run. */
 export const HOSTILE = [
-  // expect 'message': nothing to draw. (The core's tokenizer counts U+00A0 and U+2003 as word bytes,
-  // as it did for the training corpus; a figure must still treat whitespace-only text as empty.)
+  // expect 'message': nothing to draw (Unicode spaces such as U+00A0 and U+2003 separate words too).
   { name: 'empty', text: '', expect: 'message' },
   { name: 'whitespace only', text: ' \t  \u00a0\u2003 \n ', expect: 'message' },
   { name: '10,000 words', text: Array.from({ length: 10_000 }, (_, i) => ['the', 'train', 'left', 'station'][i % 4]).join(' ') },
