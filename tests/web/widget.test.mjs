@@ -435,6 +435,23 @@ test('export: SVG, PNG and JSON of what the widget shows (under the strict CSP)'
   }
 });
 
+test('JSON export follows the heatmap: with norm="columns" it holds the column softmax', async () => {
+  const { page, problems } = await open('examples/index.html');
+  try {
+    await widgetsDrawn(page);
+    await page.evaluate(() => document.getElementById('fig-heatmap').setAttribute('norm', 'columns'));
+    await page.waitForFunction(() => document.getElementById('fig-heatmap').exportJSON().settings?.norm === 'columns');
+    const json = await page.evaluate(() => document.getElementById('fig-heatmap').exportJSON());
+    const columns = core.softmax(single('the train left the station on time').steps.scaled, { axis: 'columns' });
+    const T = columns.rows;
+    json.attentions[0][0].forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - columns.data[i * T + j]) < 1e-6, `(${i}, ${j})`)));
+    assert.match(json.source, /softmax down each column/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test('import: a model\'s attention (layers × heads × T × T) draws in heatmap, lines and heads; bad input is named', async () => {
   const { page, problems } = await open('examples/index.html');
   try {

@@ -154,7 +154,7 @@ export function toJSON(model, state) {
   if (model.source === 'imported') {
     return { tokens, attentions: model.attentions.map((layer) => layer.map(rows)), source: 'imported', layers: model.layers, heads: model.heads };
   }
-  const settings = { sentence: state.sentence, temperature: state.temperature, mask: state.mask };
+  const settings = { sentence: state.sentence, temperature: state.temperature, mask: state.mask, scale: state.scale };
   if (state.view === 'heads' && model.heads) {
     return {
       tokens,
@@ -164,11 +164,14 @@ export function toJSON(model, state) {
       settings: { ...settings, heads: state.heads, seed: state.seed },
     };
   }
+  // What the heatmap shows is what is exported: with "softmax along columns" each column sums to 1.
+  const columns = state.view === 'heatmap' && model.columns;
+  const divisor = state.scale === 'none' ? '' : ` / √${model.dim}`;
   const out = {
     tokens,
-    attentions: [[rows(model.single.weights)]],
-    source: `parameter-free attention over ${model.dim}-d word vectors: softmax(X·Xᵀ / √${model.dim} / temperature)`,
-    settings,
+    attentions: [[rows(columns ? model.columns : model.single.weights)]],
+    source: `parameter-free attention over ${model.dim}-d word vectors: softmax${columns ? ' down each column' : ''}(X·Xᵀ${divisor} / temperature)`,
+    settings: columns ? { ...settings, norm: 'columns' } : settings,
   };
   if (state.view === 'steps') {
     out.steps = { scores: rows(model.single.scores), scaled: rows(model.single.scaled).map((r) => r.map((v) => (v === -Infinity ? null : v))), output: rows(model.single.output) };
