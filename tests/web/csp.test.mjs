@@ -5,10 +5,7 @@
 // draw the right weights, take typed input and record no violation and no console error.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
-import { startServer } from '../../scripts/serve.mjs';
-import { assertShows, elementCensus, figureState, launch, openWatched, reference, settled, site } from './harness.mjs';
+import { assertShows, elementCensus, figureState, openWatched, settled, startSession } from './harness.mjs';
 
 export const STRICT_CSP = [
   "default-src 'none'",
@@ -24,20 +21,14 @@ export const STRICT_CSP = [
   "require-trusted-types-for 'script'",
 ].join('; ');
 
-let browser, server, url, ref;
+let browser, url, ref;
 
 before(async () => {
-  await access(join(site, 'index.html'));
-  ref = await reference();
-  ({ server, url } = await startServer(site, 0));
-  browser = await launch();
+  ref = await startSession();
+  ({ browser, url } = ref);
 });
 
-after(async () => {
-  await browser?.close();
-  await new Promise((done) => (server ? server.close(done) : done()));
-  ref?.vectors.delete();
-});
+after(() => ref?.stop());
 
 /** The policy is really in force: an inline script is refused and reported. */
 async function assertEnforced(page) {

@@ -4,29 +4,19 @@
 // Build first: bash scripts/build.sh. Run: node --test tests/web/
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, reference } from './harness.mjs';
-import { startServer } from '../../scripts/serve.mjs';
+import { startSession } from './harness.mjs';
 import { multiHeadWeights } from '../../web/lib/rng.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const site = join(root, 'build', 'site');
 const TOL = 1e-6;
 const DEFAULT = 'the train left the station on time';
-let browser, server, url, core, vectors, api;
+let browser, url, core, vectors, api, session;
 
 before(async () => {
-  ({ api, core, vectors } = await reference());
-  ({ server, url } = await startServer(site, 0));
-  browser = await launch();
+  session = await startSession();
+  ({ browser, url, core, vectors, api } = session);
 });
 
-after(async () => {
-  await browser?.close();
-  await new Promise((done) => (server ? server.close(done) : done()));
-  vectors?.delete();
-});
+after(() => session?.stop());
 
 async function open(query = '', width = 1280) {
   const page = await browser.newPage({ viewport: { width, height: 900 } });

@@ -4,10 +4,11 @@
 // figure shows after an input is either a readable message or the right heatmap.
 // (Not a test file itself: node --test only runs *.test.mjs here.)
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const site = join(root, 'build', 'site');
@@ -37,6 +38,29 @@ export function launch() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
       '--disable-component-update', '--no-first-run', '--disable-sync'],
   });
+}
+
+/**
+ * What every browser test file starts once: the reference core in node, the built site (build/site)
+ * on a free localhost port, and Chromium. stop() ends all three.
+ */
+export async function startSession() {
+  try {
+    await access(join(site, 'index.html'));
+  } catch {
+    throw new Error(`${join(site, 'index.html')} is missing: build first (bash scripts/build.sh)`);
+  }
+  const ref = await reference();
+  const { server, url } = await startServer(site, 0);
+  const browser = await launch();
+  return {
+    ...ref, url, browser,
+    async stop() {
+      await browser.close();
+      await new Promise((done) => server.close(done));
+      ref.vectors.delete();
+    },
+  };
 }
 
 /** The wasm core and vectors in node: the reference for what a figure must show. */

@@ -6,26 +6,17 @@
 // Build first: bash scripts/build.sh. Helpers (reusable for any figure): hostile-corpus.mjs.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
-import { startServer } from '../../scripts/serve.mjs';
-import { HOSTILE, assertShows, elementCensus, figureState, launch, openWatched, reference, settled, site } from './harness.mjs';
+import { HOSTILE, assertShows, elementCensus, figureState, openWatched, settled, startSession } from './harness.mjs';
 
 const DEFAULT = 'the train left the station on time';
-let browser, server, url, ref;
+let browser, url, ref;
 
 before(async () => {
-  await access(join(site, 'index.html'));
-  ref = await reference();
-  ({ server, url } = await startServer(site, 0));
-  browser = await launch();
+  ref = await startSession();
+  ({ browser, url } = ref);
 });
 
-after(async () => {
-  await browser?.close();
-  await new Promise((done) => (server ? server.close(done) : done()));
-  ref?.vectors.delete();
-});
+after(() => ref?.stop());
 
 /** Types every hostile input into the figure's sentence box (inside `host`, or the page's). */
 async function runCorpus(page, problems, host) {

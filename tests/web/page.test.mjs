@@ -3,36 +3,21 @@
 // Run: node --test tests/web/
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, readdir, readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { launch, reference as loadReference } from './harness.mjs';
-import { startServer } from '../../scripts/serve.mjs';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { root, site, startSession } from './harness.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const site = join(root, 'build', 'site');
 const DEFAULT = ['the', 'train', 'left', 'the', 'station', 'on', 'time'];
 const TOLERANCE = 1e-6;
 
-let browser, server, url, core, vectors;
+let browser, url, core, vectors, session;
 
 before(async () => {
-  try {
-    await access(join(site, 'index.html'));
-  } catch {
-    throw new Error(`${join(site, 'index.html')} is missing: build the wasm module, then run node scripts/build-site.mjs`);
-  }
-  // The reference: the same wasm module and vectors, loaded in node.
-  ({ core, vectors } = await loadReference());
-  ({ server, url } = await startServer(site, 0));
-  browser = await launch();
+  session = await startSession();
+  ({ browser, url, core, vectors } = session);
 });
 
-after(async () => {
-  await browser?.close();
-  await new Promise((done) => (server ? server.close(done) : done()));
-  vectors?.delete();
-});
+after(() => session?.stop());
 
 /** A fresh page on the site, its heatmap drawn; problems collects console errors, page errors and dialogs. */
 async function open() {

@@ -5,29 +5,20 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { launch, reference } from './harness.mjs';
-import { startServer } from '../../scripts/serve.mjs';
+import { root, site, startSession } from './harness.mjs';
 import { multiHeadWeights } from '../../web/lib/rng.js';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const site = join(root, 'build', 'site');
 const TOLERANCE = 1e-6;
-let browser, server, url, core, vectors;
+let browser, url, core, vectors, session;
 
 before(async () => {
-  ({ core, vectors } = await reference());
-  ({ server, url } = await startServer(site, 0));
-  browser = await launch();
+  session = await startSession();
+  ({ browser, url, core, vectors } = session);
 });
 
-after(async () => {
-  await browser?.close();
-  await new Promise((done) => (server ? server.close(done) : done()));
-  vectors?.delete();
-});
+after(() => session?.stop());
 
 // ---- references from the wasm core in node ---------------------------------------------------------
 function single(text, { temperature = 1, mask = 'none' } = {}) {
