@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { root, site, startSession } from './harness.mjs';
+import { openWatched, root, site, startSession } from './harness.mjs';
 
 const DEFAULT = ['the', 'train', 'left', 'the', 'station', 'on', 'time'];
 const TOLERANCE = 1e-6;
@@ -21,16 +21,7 @@ after(() => session?.stop());
 
 /** A fresh page on the site, its heatmap drawn; problems collects console errors, page errors and dialogs. */
 async function open() {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems = [];
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('dialog', (d) => {
-    problems.push(`dialog: ${d.type()} ${d.message()}`);
-    d.dismiss().catch(() => {});
-  });
-  page.on('requestfailed', (r) => problems.push(`requestfailed: ${r.url()}`));
-  await page.goto(url);
+  const { page, problems } = await openWatched(browser, url, { viewport: { width: 1280, height: 900 } });
   await page.waitForSelector('svg.heatmap .cell', { timeout: 20_000 });
   return { page, problems };
 }
