@@ -56,6 +56,19 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 }  // namespace
 
+std::vector<std::string> stem_candidates(std::string_view word) {
+  const std::string w(word);
+  std::vector<std::string> stems;
+  auto strip = [&](const char* suffix, const char* replacement) {
+    if (!ends_with(w, suffix)) return;
+    std::string stem = w.substr(0, w.size() - std::strlen(suffix)) + replacement;
+    if (stem.size() >= 2) stems.push_back(std::move(stem));
+  };
+  strip("'s", ""); strip("ies", "y"); strip("es", ""); strip("s", "");
+  strip("ing", ""); strip("ing", "e"); strip("ed", ""); strip("ed", "e"); strip("ly", "");
+  return stems;
+}
+
 WordVectors WordVectors::parse(const std::uint8_t* bytes, std::size_t size) {
   if (bytes == nullptr && size != 0) throw AttentionError("vectors file: null data");
   Reader in(bytes, size);
@@ -145,17 +158,9 @@ Embedding WordVectors::embed(std::string_view text, std::size_t max_tokens) cons
       token.lookup = Lookup::Known;
       token.matched = token.text;
     } else {
-      // A light stemmer for inflections the corpus may lack ("stations", "cashing"): try each
-      // candidate stem in turn and take the first one the vocabulary has.
-      const std::string& w = token.text;
-      std::vector<std::string> stems;
-      auto strip = [&](const char* suffix, const char* replacement) {
-        if (ends_with(w, suffix)) stems.push_back(w.substr(0, w.size() - std::strlen(suffix)) + replacement);
-      };
-      strip("'s", ""); strip("ies", "y"); strip("es", ""); strip("s", "");
-      strip("ing", ""); strip("ing", "e"); strip("ed", ""); strip("ed", "e"); strip("ly", "");
-      for (const std::string& stem : stems)
-        if (stem.size() >= 2 && (row = find(stem)) >= 0) {
+      // Inflections the corpus may lack ("stations", "cashing"): take the first stem the vocabulary has.
+      for (const std::string& stem : stem_candidates(token.text))
+        if ((row = find(stem)) >= 0) {
           token.lookup = Lookup::Stemmed;
           token.matched = stem;
           break;

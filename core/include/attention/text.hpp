@@ -19,6 +19,11 @@ namespace attn {
 // The same function tokenises the training corpus (tools/tokenize) and the reader's sentence.
 std::vector<std::string> tokenize(std::string_view text);
 
+// The stems tried, in order, when a word is not in a vocabulary: common English inflections stripped
+// ("stations" -> "station", "cities" -> "city", "cashing" -> "cash", then "cashe"). Only stems of at least
+// 2 bytes are returned. The word vectors and the language model (model.hpp) both fall back on them.
+std::vector<std::string> stem_candidates(std::string_view word);
+
 // How a token found its vector.
 enum class Lookup : std::uint8_t {
   Known = 0,     // the token itself is in the vocabulary
