@@ -1,0 +1,353 @@
+"""What model/train.py, export.py, make_golden.py and head_stats.py share: the tokenised WordNet corpus and
+its train/validation split, the word vocabulary with the core's stemming fallback, the torch model, and
+the reader/writer of data/model.bin (format in model/README.md).
+
+Runs with Debian's python3-torch (/usr/bin/python3). Nothing here is needed by CI."""
+import math
+import os
+import pathlib
+import struct
+import subprocess
+import sys
+from collections import Counter
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+WORK = ROOT / "build" / "vectors"  # shared with data/build_vectors.sh: the same corpus file
+CORPUS = WORK / "corpus.txt"
+MODEL_FILE = ROOT / "data" / "model.bin"
+UNK = "<unk>"
+VALIDATION_EVERY = 20  # corpus line i is held out when i % 20 == 19
+
+# ---- corpus ------------------------------------------------------------------------------------------
+
+
+def ensure_corpus(wordnet_dir="/usr/share/wordnet"):
+    """build/vectors/corpus.txt, made the way data/build_vectors.sh makes it if it is missing."""
+    if CORPUS.exists():
+        return CORPUS
+    sys.path.insert(0, str(ROOT / "data"))
+    import build_vectors  # the corpus extraction of the word vectors, not a copy of it
+
+    WORK.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["cmake", "-S", ".", "-B", "build/native", "-DCMAKE_BUILD_TYPE=Release"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", "build/native", "--target", "attention-tokenize", "-j2"], cwd=ROOT, check=True)
+    raw = WORK / "wordnet.txt"
+    build_vectors.corpus(wordnet_dir, str(raw))
+    with open(raw, "rb") as src, open(CORPUS, "wb") as dst:
+        subprocess.run([str(ROOT / "build" / "native" / "attention-tokenize")], stdin=src, stdout=dst, check=True)
+    return CORPUS
+
+
+def read_corpus():
+    """Every corpus line as a list of tokens (attn::tokenize's output, space-separated)."""
+    with open(ensure_corpus(), encoding="utf-8") as f:
+        return [line.split() for line in f.read().split("\n")[:-1]]
+
+
+def split_corpus(lines):
+    """(train, validation): every 20th line is held out, the rest trains."""
+    train = [l for i, l in enumerate(lines) if i % VALIDATION_EVERY != VALIDATION_EVERY - 1]
+    validation = [l for i, l in enumerate(lines) if i % VALIDATION_EVERY == VALIDATION_EVERY - 1]
+    return train, validation
+
+
+def chunks(tokens, context):
+    """A line longer than the context is cut into consecutive pieces; each piece starts at position 0,
+    like the reader's sentence on the page. Pieces of one token have nothing to predict and are dropped."""
+    return [tokens[s:s + context] for s in range(0, len(tokens), context) if len(tokens) - s >= 2]
+
+
+# ---- vocabulary ----------------------------------------------------------------------------------------
+
+
+def stem_candidates(word):
+    """The inflections attn::stem_candidates strips, in the same order ("stations" -> "station").
+    Lengths are in UTF-8 bytes as in C++; a candidate is only used when it has at least 2 bytes."""
+    raw = word.encode("utf-8")
+    out = []
+    for suffix, replacement in ((b"'s", b""), (b"ies", b"y"), (b"es", b""), (b"s", b""), (b"ing", b""),
+                                (b"ing", b"e"), (b"ed", b""), (b"ed", b"e"), (b"ly", b"")):
+        if len(raw) > len(suffix) and raw.endswith(suffix):
+            stem = raw[:-len(suffix)] + replacement
+            if len(stem) >= 2:
+                out.append(stem.decode("utf-8", errors="surrogateescape"))
+    return out
+
+
+class Vocabulary:
+    def __init__(self, words):
+        self.words = list(words)
+        self.index = {w: i for i, w in enumerate(self.words)}
+        assert self.words[0] == UNK and len(self.index) == len(self.words)
+
+    @staticmethod
+    def from_counts(train_lines, size):
+        """<unk> (id 0), then the `size` most frequent training tokens (ties broken alphabetically)."""
+        counts = Counter(t for line in train_lines for t in line)
+        ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        return Vocabulary([UNK] + [w for w, _ in ranked[:size]])
+
+    def lookup(self, token):
+        """(id, 'known' | 'stemmed' | 'unknown', matched word) exactly as the C++ core decides it."""
+        if token in self.index:
+            return self.index[token], "known", token
+        for stem in stem_candidates(token):
+            if stem in self.index:
+                return self.index[stem], "stemmed", stem
+        return 0, "unknown", ""
+
+    def ids(self, tokens):
+        return [self.lookup(t)[0] for t in tokens]
+
+    def __len__(self):
+        return len(self.words)
+
+
+# ---- the model -----------------------------------------------------------------------------------------
+
+
+def sinusoidal_positions(T, d):
+    """attn::sinusoidal_positions: PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)."""
+    import torch
+    pe = torch.zeros(T, d, dtype=torch.float64)
+    for pos in range(T):
+        for k in range(d):
+            angle = pos / math.pow(10000.0, (k - k % 2) / d)
+            pe[pos, k] = math.sin(angle) if k % 2 == 0 else math.cos(angle)
+    return pe
+
+
+def make_model(vocab_size, d_model, heads, d_ff, layers, context, dropout):
+    import torch
+    from torch import nn
+
+    class TinyLM(nn.Module):
+        """x = √d·E[ids] + PE; pre-norm causal encoder layers; logits = LN_f(x)·Eᵀ (tied)."""
+
+        def __init__(self):
+            super().__init__()
+            self.d_model, self.heads, self.d_ff, self.context = d_model, heads, d_ff, context
+            self.embedding = nn.Embedding(vocab_size, d_model)
+            # With the √d scale below, rows of E of norm ~1 give inputs as large as the positions.
+            nn.init.normal_(self.embedding.weight, std=d_model ** -0.5)
+            self.register_buffer("positions", sinusoidal_positions(context, d_model).float(), persistent=False)
+            self.layers = nn.ModuleList(
+                nn.TransformerEncoderLayer(d_model, heads, d_ff, dropout=dropout, activation="gelu",
+                                           batch_first=True, norm_first=True) for _ in range(layers))
+            self.final_norm = nn.LayerNorm(d_model)
+            causal = torch.triu(torch.full((context, context), float("-inf")), diagonal=1)
+            self.register_buffer("causal", causal, persistent=False)
+
+        def hidden(self, ids):  # ids: B × T → LN_f(x): B × T × d
+            T = ids.shape[1]
+            x = self.embedding(ids) * math.sqrt(self.d_model) + self.positions[:T].to(self.embedding.weight.dtype)
+            mask = self.causal[:T, :T].to(x.dtype)
+            for layer in self.layers:
+                x = layer(x, src_mask=mask)
+            return self.final_norm(x)
+
+        def logits(self, h):  # tied head
+            return h @ self.embedding.weight.T
+
+    return TinyLM()
+
+
+# ---- data/model.bin ------------------------------------------------------------------------------------
+MAGIC, VERSION = b"ATTNLM", 1
+FLAG_CAUSAL, FLAG_GELU, FLAG_SINUSOIDAL = 1, 2, 4
+# magic, version, V, d_model, layers, heads, d_ff, context, flags, words_bytes, eps, embedding scale
+HEADER = struct.Struct("<6sH8I2f")
+# One layer's float16 tensors, in file order, in the core's row convention (W is d_in × d_out).
+LAYER_TENSORS = ("norm1_gamma", "norm1_beta", "W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O",
+                 "norm2_gamma", "norm2_beta", "W1", "b1", "W2", "b2")
+
+
+def layer_shapes(d, d_ff):
+    return {"norm1_gamma": (d,), "norm1_beta": (d,), "W_Q": (d, d), "b_Q": (d,), "W_K": (d, d), "b_K": (d,),
+            "W_V": (d, d), "b_V": (d,), "W_O": (d, d), "b_O": (d,), "norm2_gamma": (d,), "norm2_beta": (d,),
+            "W1": (d, d_ff), "b1": (d_ff,), "W2": (d_ff, d), "b2": (d,)}
+
+
+def torch_layer_tensors(layer):
+    """The float tensors of one nn.TransformerEncoderLayer under the file's names (transposed to d_in × d_out)."""
+    a = layer.self_attn
+    d = a.embed_dim
+    W, b = a.in_proj_weight.detach(), a.in_proj_bias.detach()
+    out = {"norm1_gamma": layer.norm1.weight, "norm1_beta": layer.norm1.bias,
+           "W_Q": W[:d].T, "b_Q": b[:d], "W_K": W[d:2 * d].T, "b_K": b[d:2 * d], "W_V": W[2 * d:].T, "b_V": b[2 * d:],
+           "W_O": a.out_proj.weight.T, "b_O": a.out_proj.bias,
+           "norm2_gamma": layer.norm2.weight, "norm2_beta": layer.norm2.bias,
+           "W1": layer.linear1.weight.T, "b1": layer.linear1.bias, "W2": layer.linear2.weight.T, "b2": layer.linear2.bias}
+    return {k: v.detach().float().contiguous() for k, v in out.items()}
+
+
+def quantise_rows(table):
+    """Symmetric int8 per row: scale = max|x| / 127 (a float32), q = round(x / scale) in [-127, 127]."""
+    import torch
+    peak = table.abs().amax(dim=1).float()
+    scale = (peak / 127.0).float()
+    safe = torch.where(scale > 0, scale, torch.ones_like(scale))
+    q = torch.clamp(torch.round(table.float() / safe[:, None]), -127, 127).to(torch.int8)
+    return scale, q
+
+
+def write_model(path, m):
+    """m: dict with vocab (list of words), d_model, layers, heads, d_ff, context, eps, embedding_scale,
+    emb_scale (V float32), emb_q (V × d int8), layer_tensors (list of dicts of float tensors),
+    final_gamma, final_beta, captions (list of strings, empty or layers × heads)."""
+    import numpy as np
+    words = b"".join(bytes([len(w.encode("utf-8"))]) + w.encode("utf-8") for w in m["vocab"])
+    assert all(0 < len(w.encode("utf-8")) < 256 for w in m["vocab"])
+    V, d, d_ff = len(m["vocab"]), m["d_model"], m["d_ff"]
+    out = bytearray(HEADER.pack(MAGIC, VERSION, V, d, m["layers"], m["heads"], d_ff, m["context"],
+                                FLAG_CAUSAL | FLAG_GELU | FLAG_SINUSOIDAL, len(words), m["eps"], m["embedding_scale"]))
+    out += words
+    out += np.asarray(m["emb_scale"], dtype="<f4").tobytes()
+    out += np.asarray(m["emb_q"], dtype=np.int8).tobytes()
+    shapes = layer_shapes(d, d_ff)
+    for tensors in m["layer_tensors"]:
+        for name in LAYER_TENSORS:
+            t = np.asarray(tensors[name], dtype="<f2")
+            assert t.shape == shapes[name], (name, t.shape)
+            assert np.isfinite(t).all(), name
+            out += t.tobytes()
+    out += np.asarray(m["final_gamma"], dtype="<f2").tobytes() + np.asarray(m["final_beta"], dtype="<f2").tobytes()
+    captions = m.get("captions", [])
+    assert len(captions) in (0, m["layers"] * m["heads"])
+    out += encode_captions(captions)
+    tmp = str(path) + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(out)
+    os.replace(tmp, path)
+    return len(out)
+
+
+def read_model(path=MODEL_FILE):
+    """data/model.bin de-quantised to float32 numpy arrays exactly as the C++ core computes them
+    (scale × int8 in float32; float16 → float32 is exact)."""
+    import numpy as np
+    data = pathlib.Path(path).read_bytes()
+    magic, version, V, d, L, H, d_ff, context, flags, words_bytes, eps, emb_scale = HEADER.unpack_from(data, 0)
+    assert magic == MAGIC and version == VERSION, (magic, version)
+    pos = HEADER.size
+    words, end = [], pos + words_bytes
+    while pos < end:
+        n = data[pos]
+        words.append(data[pos + 1:pos + 1 + n].decode("utf-8"))
+        pos += 1 + n
+
+    def take(count, dtype, size):
+        nonlocal pos
+        a = np.frombuffer(data, dtype=dtype, count=count, offset=pos)
+        pos += count * size
+        return a
+
+    scale = take(V, "<f4", 4).astype(np.float32)
+    q = take(V * d, np.int8, 1).reshape(V, d)
+    embedding = (scale[:, None] * q.astype(np.float32)).astype(np.float32)
+    shapes = layer_shapes(d, d_ff)
+    layers = []
+    for _ in range(L):
+        tensors = {}
+        for name in LAYER_TENSORS:
+            n = int(np.prod(shapes[name]))
+            tensors[name] = take(n, "<f2", 2).astype(np.float32).reshape(shapes[name])
+        layers.append(tensors)
+    final_gamma = take(d, "<f2", 2).astype(np.float32)
+    final_beta = take(d, "<f2", 2).astype(np.float32)
+    captions_offset = pos
+    (count,) = struct.unpack_from("<I", data, pos)
+    pos += 4
+    captions = []
+    for _ in range(count):
+        (n,) = struct.unpack_from("<H", data, pos)
+        captions.append(data[pos + 2:pos + 2 + n].decode("utf-8"))
+        pos += 2 + n
+    assert pos == len(data), (pos, len(data))
+    return {"vocab": words, "d_model": d, "layers": L, "heads": H, "d_ff": d_ff, "context": context, "flags": flags,
+            "eps": eps, "embedding_scale": emb_scale, "emb_scale": scale, "emb_q": q, "embedding": embedding,
+            "layer_tensors": layers, "final_gamma": final_gamma, "final_beta": final_beta, "captions": captions,
+            "captions_offset": captions_offset, "size": len(data)}
+
+
+def encode_captions(captions):
+    out = struct.pack("<I", len(captions))
+    for c in captions:
+        b = c.encode("utf-8")
+        assert len(b) < 65536
+        out += struct.pack("<H", len(b)) + b
+    return out
+
+
+def replace_captions(path, captions):
+    """Rewrites only the captions section of a model file; every weight byte stays as it was."""
+    m = read_model(path)
+    assert len(captions) == m["layers"] * m["heads"]
+    data = pathlib.Path(path).read_bytes()[:m["captions_offset"]] + encode_captions(captions)
+    tmp = str(path) + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return len(data)
+
+
+def model_from_file(m, dtype):
+    """A TinyLM holding the file's de-quantised weights (dropout 0, eval mode) in float32 or float64."""
+    import torch
+    model = make_model(len(m["vocab"]), m["d_model"], m["heads"], m["d_ff"], m["layers"], m["context"], 0.0)
+    d = m["d_model"]
+    with torch.no_grad():
+        model.embedding.weight.copy_(torch.from_numpy(m["embedding"]))
+        for layer, t in zip(model.layers, m["layer_tensors"]):
+            T = {k: torch.from_numpy(v.copy()) for k, v in t.items()}
+            layer.self_attn.in_proj_weight.copy_(torch.cat([T["W_Q"].T, T["W_K"].T, T["W_V"].T], 0))
+            layer.self_attn.in_proj_bias.copy_(torch.cat([T["b_Q"], T["b_K"], T["b_V"]]))
+            layer.self_attn.out_proj.weight.copy_(T["W_O"].T)
+            layer.self_attn.out_proj.bias.copy_(T["b_O"])
+            layer.linear1.weight.copy_(T["W1"].T)
+            layer.linear1.bias.copy_(T["b1"])
+            layer.linear2.weight.copy_(T["W2"].T)
+            layer.linear2.bias.copy_(T["b2"])
+            for n, norm in (("norm1", layer.norm1), ("norm2", layer.norm2)):
+                norm.weight.copy_(T[n + "_gamma"])
+                norm.bias.copy_(T[n + "_beta"])
+                norm.eps = m["eps"]
+        model.final_norm.weight.copy_(torch.from_numpy(m["final_gamma"].copy()))
+        model.final_norm.bias.copy_(torch.from_numpy(m["final_beta"].copy()))
+        model.final_norm.eps = m["eps"]
+    assert d == model.d_model
+    return model.to(dtype).eval()
+
+
+def run_with_attention(model, ids):
+    """The forward pass of TinyLM.hidden, keeping what the golden cases and the head statistics need.
+    ids: B × T. Returns the input x₀ (B × T × d), per layer the heads' weights (B × H × T × T) and the
+    layer's output (B × T × d), and LN_f of the last output."""
+    import torch
+    with torch.no_grad():
+        T = ids.shape[1]
+        dtype = model.embedding.weight.dtype
+        x = model.embedding(ids) * math.sqrt(model.d_model) + sinusoidal_positions(T, model.d_model).to(dtype)
+        mask = torch.triu(torch.full((T, T), float("-inf"), dtype=dtype), diagonal=1)
+        inputs, weights, outputs = x, [], []
+        for layer in model.layers:
+            attention_input = layer.norm1(x)  # pre-norm: the attention sees LN1(x)
+            _, w = layer.self_attn(attention_input, attention_input, attention_input, attn_mask=mask,
+                                   need_weights=True, average_attn_weights=False)
+            weights.append(w)
+            x = layer(x, src_mask=mask)
+            outputs.append(x)
+        return inputs, weights, outputs, model.final_norm(x)
+
+
+def rollout(layer_weights):
+    """Attention rollout (Abnar & Zuidema 2020) of one sequence: layer_weights[l] is H × T × T."""
+    import torch
+    result = None
+    for w in layer_weights:
+        T = w.shape[-1]
+        mixed = 0.5 * w.mean(dim=0) + 0.5 * torch.eye(T, dtype=w.dtype)
+        mixed = mixed / mixed.sum(dim=1, keepdim=True)
+        result = mixed if result is None else mixed @ result
+    return result

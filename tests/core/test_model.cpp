@@ -1,0 +1,501 @@
+// The tiny language model: the model-file parser (well-formed and corrupted bytes), tokens, causality,
+// attention rollout on a hand-checked case, the committed data/model.bin against PyTorch
+// (tests/reference/model_cases.txt, made by model/make_golden.py), and the committed file's sanity.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+#include "attention/model.hpp"
+#include "helpers.hpp"
+
+using namespace attn;
+using Catch::Contains;
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+// IEEE half precision of a value it represents exactly (the test weights are multiples of 1/64).
+std::uint16_t to_half(float v) {
+  if (v == 0) return 0;
+  int e = 0;
+  const float m = std::frexp(std::fabs(v), &e);  // |v| = m·2^e, m ∈ [0.5, 1)
+  const int exponent = e - 1 + 15;
+  const float mantissa = (2 * m - 1) * 1024;
+  REQUIRE(exponent >= 1);
+  REQUIRE(exponent <= 30);
+  REQUIRE(mantissa == std::floor(mantissa));
+  return static_cast<std::uint16_t>((v < 0 ? 0x8000 : 0) | exponent << 10 | static_cast<int>(mantissa));
+}
+
+// A small model file in the format of model/README.md, with every tensor kept so tests can compare
+// what the parser returns, and the byte offsets of a few fields so tests can corrupt them.
+struct ModelFile {
+  std::vector<std::string> words = {"<unk>", "the", "train", "station", "left"};
+  std::uint32_t d = 4, heads = 2, layers = 1, d_ff = 8, context = 4, flags = 7;
+  float eps = 1e-5f, embedding_scale = 2.0f;
+  std::vector<float> scales;
+  std::vector<std::int8_t> values;
+  std::map<std::string, Matrix> tensors;  // "L0.W_Q", …, "final_gamma": as written
+  std::vector<std::string> captions = {"previous word: 70% of its weight on average", "spread out"};
+  std::size_t version_at = 6, heads_at = 20, words_at = 48, first_weight_at = 0, captions_at = 0;
+
+  explicit ModelFile(unsigned seed = 7) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> sixty_fourths(-64, 64);
+    for (std::size_t w = 0; w < words.size(); ++w) {
+      scales.push_back(0.0625f * static_cast<float>(w + 1));
+      for (std::uint32_t k = 0; k < d; ++k) values.push_back(static_cast<std::int8_t>(sixty_fourths(rng)));
+    }
+    auto tensor = [&](const std::string& name, Index r, Index c) {
+      Matrix m(r, c);
+      for (Index i = 0; i < r; ++i)
+        for (Index j = 0; j < c; ++j) m(i, j) = static_cast<float>(sixty_fourths(rng)) / 64.0f;
+      tensors[name] = m;
+    };
+    const Index D = d, F = d_ff;
+    for (std::uint32_t l = 0; l < layers; ++l) {
+      const std::string p = "L" + std::to_string(l) + ".";
+      for (const char* name : {"norm1_gamma", "norm1_beta"}) tensor(p + name, 1, D);
+      for (const char* role : {"Q", "K", "V"}) {
+        tensor(p + "W_" + role, D, D);
+        tensor(p + "b_" + role, 1, D);
+      }
+      tensor(p + "W_O", D, D);
+      tensor(p + "b_O", 1, D);
+      for (const char* name : {"norm2_gamma", "norm2_beta"}) tensor(p + name, 1, D);
+      tensor(p + "W1", D, F);
+      tensor(p + "b1", 1, F);
+      tensor(p + "W2", F, D);
+      tensor(p + "b2", 1, D);
+    }
+    tensor("final_gamma", 1, D);
+    tensor("final_beta", 1, D);
+  }
+
+  Bytes bytes() {
+    Bytes out = {'A', 'T', 'T', 'N', 'L', 'M'};
+    auto u16 = [&](std::uint32_t v) {
+      for (int i = 0; i < 2; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    };
+    auto u32 = [&](std::uint32_t v) {
+      for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    };
+    auto f32 = [&](float v) {
+      std::uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      u32(bits);
+    };
+    std::string blob;
+    for (const auto& w : words) blob += static_cast<char>(w.size()) + w;
+    u16(1);
+    for (std::uint32_t v : {static_cast<std::uint32_t>(words.size()), d, layers, heads, d_ff, context, flags,
+                            static_cast<std::uint32_t>(blob.size())})
+      u32(v);
+    f32(eps);
+    f32(embedding_scale);
+    out.insert(out.end(), blob.begin(), blob.end());
+    for (float s : scales) f32(s);
+    for (std::int8_t v : values) out.push_back(static_cast<std::uint8_t>(v));
+    first_weight_at = out.size();
+    auto half_tensor = [&](const std::string& name) {
+      const Matrix& m = tensors.at(name);
+      for (Index i = 0; i < m.rows(); ++i)
+        for (Index j = 0; j < m.cols(); ++j) u16(to_half(m(i, j)));
+    };
+    for (std::uint32_t l = 0; l < layers; ++l)
+      for (const char* name : {"norm1_gamma", "norm1_beta", "W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O",
+                               "norm2_gamma", "norm2_beta", "W1", "b1", "W2", "b2"})
+        half_tensor("L" + std::to_string(l) + "." + name);
+    half_tensor("final_gamma");
+    half_tensor("final_beta");
+    captions_at = out.size();
+    u32(static_cast<std::uint32_t>(captions.size()));
+    for (const auto& c : captions) {
+      u16(static_cast<std::uint32_t>(c.size()));
+      out.insert(out.end(), c.begin(), c.end());
+    }
+    return out;
+  }
+};
+
+LanguageModel parse(const Bytes& b) { return LanguageModel::parse(b.data(), b.size()); }
+
+void put_u32(Bytes& b, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+Bytes read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  INFO("file: " << path);
+  REQUIRE(file.good());
+  return Bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// data/model.bin, or $ATTN_MODEL_FILE (to check a new export before committing it).
+const LanguageModel& committed_model() {
+  static const LanguageModel model = [] {
+    const char* override_path = std::getenv("ATTN_MODEL_FILE");
+    const Bytes bytes = read_file(override_path && *override_path ? override_path : ATTN_MODEL_FILE);
+    return LanguageModel::parse(bytes.data(), bytes.size());
+  }();
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("model file: every tensor lands where the encoder expects it", "[model]") {
+  ModelFile f;
+  const LanguageModel m = parse(f.bytes());
+  REQUIRE(m.vocabulary == f.words);
+  REQUIRE(m.d_model == 4);
+  REQUIRE(m.heads == 2);
+  REQUIRE(m.d_ff == 8);
+  REQUIRE(m.context == 4);
+  REQUIRE(m.embedding_scale == 2.0f);
+  REQUIRE(m.captions == f.captions);
+  for (Index w = 0; w < 5; ++w)
+    for (Index k = 0; k < 4; ++k) REQUIRE(m.embedding(w, k) == f.scales[w] * f.values[static_cast<std::size_t>(w * 4 + k)]);
+  require_close(m.positions, sinusoidal_positions(4, 4), 0);
+  REQUIRE(m.layers.size() == 1);
+  const EncoderLayer& layer = m.layers[0];
+  // Head h owns columns [2h, 2h+2) of the projections and the bias entries with them.
+  for (Index h = 0; h < 2; ++h) {
+    const HeadWeights& head = layer.attention.heads[static_cast<std::size_t>(h)];
+    require_close(head.W_Q, f.tensors["L0.W_Q"].middleCols(2 * h, 2), 0);
+    require_close(head.W_K, f.tensors["L0.W_K"].middleCols(2 * h, 2), 0);
+    require_close(head.W_V, f.tensors["L0.W_V"].middleCols(2 * h, 2), 0);
+    require_close(head.b_Q.transpose(), f.tensors["L0.b_Q"].middleCols(2 * h, 2), 0);
+    require_close(head.b_V.transpose(), f.tensors["L0.b_V"].middleCols(2 * h, 2), 0);
+  }
+  require_close(layer.attention.W_O, f.tensors["L0.W_O"], 0);
+  require_close(layer.ffn.W1, f.tensors["L0.W1"], 0);
+  require_close(layer.ffn.W2, f.tensors["L0.W2"], 0);
+  require_close(layer.ffn.b1.transpose(), f.tensors["L0.b1"], 0);
+  require_close(layer.norm2_beta.transpose(), f.tensors["L0.norm2_beta"], 0);
+  REQUIRE(layer.ffn.activation == Activation::GELU);
+  require_close(m.final_gamma.transpose(), f.tensors["final_gamma"], 0);
+  f.captions.clear();
+  REQUIRE(parse(f.bytes()).captions.empty());
+}
+
+TEST_CASE("model file: half precision decodes exactly, subnormals included", "[model]") {
+  ModelFile f;
+  Bytes b = f.bytes();
+  // The first weight is layer 0's norm1 gamma[0]; try a few bit patterns there.
+  const std::pair<std::uint16_t, float> cases[] = {{0x3C00, 1.0f}, {0xC000, -2.0f}, {0x3555, 0.333251953125f},
+                                                   {0x7BFF, 65504.0f}, {0x0001, 5.9604644775390625e-8f},
+                                                   {0x8000, -0.0f}, {0x03FF, 6.097555160522461e-5f}};
+  for (const auto& [bits, value] : cases) {
+    b[f.first_weight_at] = static_cast<std::uint8_t>(bits & 0xff);
+    b[f.first_weight_at + 1] = static_cast<std::uint8_t>(bits >> 8);
+    REQUIRE(parse(b).layers[0].norm1_gamma(0) == value);
+  }
+}
+
+TEST_CASE("model file: bad bytes are refused with messages that name the problem", "[model][errors]") {
+  ModelFile f;
+  const Bytes good = f.bytes();
+  REQUIRE_NOTHROW(parse(good));
+
+  Bytes b = good;
+  b[0] = 'X';
+  REQUIRE_THROWS_WITH(parse(b), Contains("not a model file") && Contains("ATTNLM"));
+  REQUIRE_THROWS_WITH(LanguageModel::parse(nullptr, 0), Contains("not a model file"));
+  b = good;
+  b[f.version_at] = 2;
+  REQUIRE_THROWS_WITH(parse(b), Contains("version 2 is not supported"));
+
+  // Every truncation is an AttentionError, never a read past the end.
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    INFO("truncated to " << n << " bytes");
+    REQUIRE_THROWS_AS(LanguageModel::parse(good.data(), n), AttentionError);
+  }
+  REQUIRE_THROWS_WITH(LanguageModel::parse(good.data(), 30), Contains("truncated: context length needs 4 bytes"));
+  REQUIRE_THROWS_WITH(LanguageModel::parse(good.data(), f.first_weight_at + 10),
+                      Contains("truncated or its header is corrupt"));
+  REQUIRE_THROWS_WITH(LanguageModel::parse(good.data(), good.size() - 3), Contains("truncated: a caption needs 10 bytes"));
+
+  b = good;
+  put_u32(b, f.heads_at, 3);
+  REQUIRE_THROWS_WITH(parse(b), Contains("impossible shape: heads = 3"));
+  b = good;
+  put_u32(b, 8, 1);  // vocabulary size
+  REQUIRE_THROWS_WITH(parse(b), Contains("impossible shape: vocabulary size = 1"));
+  b = good;
+  put_u32(b, 12, 1u << 20);  // d_model
+  REQUIRE_THROWS_WITH(parse(b), Contains("impossible shape: d_model = 1048576"));
+  b = good;
+  put_u32(b, 8, 1u << 24);  // a vocabulary the file cannot hold: refused before allocating it
+  REQUIRE_THROWS_WITH(parse(b), Contains("16777216 words × 4 dims") && Contains("the file has"));
+  b = good;
+  put_u32(b, 32, 5);  // flags: not GELU
+  REQUIRE_THROWS_WITH(parse(b), Contains("flags 5 are not supported"));
+
+  ModelFile g;
+  g.eps = 1e-6f;
+  REQUIRE_THROWS_WITH(parse(g.bytes()), Contains("eps"));
+  g = ModelFile();
+  g.embedding_scale = NAN;
+  REQUIRE_THROWS_WITH(parse(g.bytes()), Contains("embedding scale nan must be finite"));
+  g = ModelFile();
+  g.scales[2] = INFINITY;
+  REQUIRE_THROWS_WITH(parse(g.bytes()), Contains("embedding scale of \"train\" is inf"));
+  g = ModelFile();
+  g.words[3] = "train";
+  REQUIRE_THROWS_WITH(parse(g.bytes()), Contains("\"train\" appears twice"));
+  g = ModelFile();
+  g.words[0] = "unk";
+  REQUIRE_THROWS_WITH(parse(g.bytes()), Contains("word 0 must be \"<unk>\""));
+  g = ModelFile();
+  g.words[1] = "";
+  REQUIRE_THROWS_WITH(parse(g.bytes()), Contains("word 1 is empty"));
+
+  // Inf and NaN weights, named by tensor and position.
+  b = good;
+  const std::size_t w_q = f.first_weight_at + 2 * (4 + 4) + 2 * (4 + 1);  // W_Q(1, 1): after norm1 and row 0
+  b[w_q] = 0x00;
+  b[w_q + 1] = 0x7C;
+  REQUIRE_THROWS_WITH(parse(b), Contains("layer 0 W_Q (4×4) holds Inf at (1, 1)"));
+  b[w_q] = 0x01;
+  REQUIRE_THROWS_WITH(parse(b), Contains("holds NaN at (1, 1)"));
+
+  b = good;
+  put_u32(b, f.captions_at, 3);
+  REQUIRE_THROWS_WITH(parse(b), Contains("3 head captions; it needs 0 or 2"));
+  b = good;
+  b.push_back(0);
+  REQUIRE_THROWS_WITH(parse(b), Contains("1 unexpected bytes after its last section"));
+}
+
+TEST_CASE("model tokens: known, stemmed and unknown words; the context limit", "[model]") {
+  ModelFile f;
+  const LanguageModel m = parse(f.bytes());
+  const std::vector<ModelToken> t = model_tokens(m, "The trains LEFT zzz");
+  REQUIRE(t.size() == 4);
+  REQUIRE(t[0].text == "the");
+  REQUIRE(t[0].lookup == Lookup::Known);
+  REQUIRE(t[0].id == 1);
+  REQUIRE(t[1].lookup == Lookup::Stemmed);
+  REQUIRE(t[1].matched == "train");
+  REQUIRE(t[1].id == 2);
+  REQUIRE(t[2].id == 4);
+  REQUIRE(t[3].lookup == Lookup::Unknown);
+  REQUIRE(t[3].matched == "<unk>");
+  REQUIRE(t[3].id == 0);
+  REQUIRE_THROWS_WITH(model_tokens(m, "the train left the station"),
+                      Contains("5 tokens but the model's context holds 4"));
+  REQUIRE_THROWS_WITH(model_tokens(m, "  "), Contains("text is empty"));
+  REQUIRE_THROWS_WITH(run_model(m, std::vector<Index>{1, 9}), Contains("token id 9 at position 1"));
+  REQUIRE_THROWS_WITH(run_model(LanguageModel{}, std::vector<Index>{1}), Contains("no layers"));
+}
+
+TEST_CASE("model forward: causal, and the predictions are the softmax of the tied head", "[model]") {
+  ModelFile f;
+  const LanguageModel m = parse(f.bytes());
+  const ModelRun whole = run_model(m, "the train left station");
+  const ModelRun prefix = run_model(m, "the train");
+  // A token never sees the ones after it: the first two rows of every layer do not depend on them.
+  for (std::size_t l = 0; l < whole.steps.layers.size(); ++l)
+    require_close(whole.steps.layers[l].output.topRows(2), prefix.steps.layers[l].output, 1e-6f);
+  REQUIRE(whole.steps.layers[0].attention.heads[0].weights(0, 1) == 0.0f);
+  // x₀ = scale · E[ids] + PE
+  require_close(whole.steps.input.row(1), 2.0f * m.embedding.row(2) + m.positions.row(1), 1e-6f);
+  // Predictions: every word of the vocabulary ranked by LN_f(x_T)·Eᵀ, probabilities its softmax.
+  REQUIRE(whole.predictions.size() == 5);
+  const Eigen::VectorXf logits = m.embedding * whole.final_norm.row(3).transpose();
+  const double total = logits.cast<double>().array().exp().sum();
+  float previous = 2;
+  for (const Prediction& p : whole.predictions) {
+    REQUIRE(p.logit == Approx(logits(p.id)).margin(1e-6));
+    REQUIRE(p.probability == Approx(std::exp(double(logits(p.id))) / total).margin(1e-6));
+    REQUIRE(p.word == m.vocabulary[static_cast<std::size_t>(p.id)]);
+    REQUIRE(p.probability <= previous);
+    previous = p.probability;
+  }
+  REQUIRE(run_model(m, "the train", 2).predictions.size() == 2);
+  REQUIRE(run_model(m, "the train", 99).predictions.size() == 5);
+}
+
+TEST_CASE("attention rollout on a hand-checked case", "[model]") {
+  // Layer 1: two heads, mean [[1, 0], [0.3, 0.7]], so Ã₁ = [[1, 0], [0.15, 0.85]].
+  // Layer 2: one head [[1, 0], [1, 0]], so Ã₂ = [[1, 0], [0.5, 0.5]].
+  // R = Ã₂·Ã₁ = [[1, 0], [0.5 + 0.5·0.15, 0.5·0.85]] = [[1, 0], [0.575, 0.425]].
+  using Weights = std::vector<std::vector<Matrix>>;  // [layer][head]
+  const Weights weights = {{rows({{1, 0}, {0.5f, 0.5f}}), rows({{1, 0}, {0.1f, 0.9f}})}, {rows({{1, 0}, {1, 0}})}};
+  require_close(attention_rollout(weights), rows({{1, 0}, {0.575f, 0.425f}}), 1e-6f);
+  require_close(attention_rollout(Weights{weights[0]}), rows({{1, 0}, {0.15f, 0.85f}}), 1e-6f);
+  // A row that is all zeros (a fully masked query) stays a valid mixing row: itself.
+  require_close(attention_rollout(Weights{{rows({{0, 0}, {0.5f, 0.5f}})}}), rows({{1, 0}, {0.25f, 0.75f}}), 1e-6f);
+
+  REQUIRE_THROWS_WITH(attention_rollout(Weights{}), Contains("at least one layer"));
+  REQUIRE_THROWS_WITH(attention_rollout(Weights{{rows({{1, 0}, {0, 1}})}, {}}), Contains("layer 1 has no heads"));
+  REQUIRE_THROWS_WITH(attention_rollout(Weights{{rows({{1, 0}, {0, 1}}), rows({{1, 0, 0}})}}),
+                      Contains("layer 0 head 1 weights are 1×3"));
+  REQUIRE_THROWS_WITH(attention_rollout(Weights{{rows({{1, NAN}, {0, 1}})}}), Contains("NaN"));
+}
+
+namespace {
+
+struct GoldenCase {
+  std::string name, sentence;
+  std::vector<ModelToken> tokens;
+  std::map<std::string, Matrix> m;
+  const Matrix& get(const std::string& key) const {
+    const auto it = m.find(key);
+    if (it == m.end()) FAIL("golden case " << name << " has no " << key);
+    return it->second;
+  }
+};
+
+struct Golden {
+  std::uint64_t model_bytes = 0;
+  std::string model_hash;
+  std::vector<GoldenCase> cases;
+};
+
+Golden read_golden() {
+  std::ifstream in(ATTN_MODEL_CASES);
+  REQUIRE(in.good());
+  Golden g;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind;
+    words >> kind;
+    if (kind == "model") {
+      words >> g.model_bytes >> g.model_hash;
+    } else if (kind == "case") {
+      g.cases.emplace_back();
+      words >> g.cases.back().name;
+    } else if (kind == "sentence") {
+      g.cases.back().sentence = line.substr(9);
+    } else if (kind == "token") {
+      ModelToken t{};
+      std::string lookup;
+      words >> t.text >> lookup >> t.matched >> t.id;
+      t.lookup = lookup == "known" ? Lookup::Known : lookup == "stemmed" ? Lookup::Stemmed : Lookup::Unknown;
+      g.cases.back().tokens.push_back(t);
+    } else {
+      Index r = 0, c = 0;
+      words >> r >> c;
+      std::string numbers;
+      std::getline(in, numbers);
+      std::istringstream values(numbers);
+      Matrix m(r, c);
+      for (Index i = 0; i < r * c; ++i) {
+        double v;
+        values >> v;
+        m(i / c, i % c) = static_cast<float>(v);
+      }
+      REQUIRE(values);
+      g.cases.back().m[kind] = m;
+    }
+  }
+  return g;
+}
+
+std::string fnv1a64(const Bytes& bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::uint8_t b : bytes) h = (h ^ b) * 0x100000001b3ull;
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+// |actual − expected| ≤ tolerance · max(1, the largest |value| of the expected row): the residual stream
+// grows to values of ~10, where float32 rounding is larger in absolute terms than for weights in [0, 1].
+float require_close_rows(const Matrix& actual, const Matrix& expected, float tolerance, const std::string& what) {
+  INFO(what);
+  REQUIRE(actual.rows() == expected.rows());
+  REQUIRE(actual.cols() == expected.cols());
+  float worst = 0;
+  for (Index r = 0; r < expected.rows(); ++r) {
+    const float scale = std::max(1.0f, expected.row(r).cwiseAbs().maxCoeff());
+    for (Index c = 0; c < expected.cols(); ++c) {
+      INFO("at (" << r << ", " << c << ")");
+      const float error = std::fabs(actual(r, c) - expected(r, c)) / scale;
+      REQUIRE(error <= tolerance);
+      worst = std::max(worst, error);
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("the committed model matches PyTorch on the golden sentences to 1e-4", "[model][reference]") {
+  const Golden golden = read_golden();
+  if (std::getenv("ATTN_MODEL_FILE") == nullptr) {
+    const Bytes bytes = read_file(ATTN_MODEL_FILE);
+    INFO("tests/reference/model_cases.txt was made from another data/model.bin: run model/make_golden.py");
+    REQUIRE(bytes.size() == golden.model_bytes);
+    REQUIRE(fnv1a64(bytes) == golden.model_hash);
+  }
+  const LanguageModel& model = committed_model();
+  REQUIRE(golden.cases.size() == 5);
+  float worst = 0;
+  for (const GoldenCase& c : golden.cases) {
+    INFO("case " << c.name << ": " << c.sentence);
+    const ModelRun run = run_model(model, c.sentence, 5);
+    REQUIRE(run.tokens.size() == c.tokens.size());
+    for (std::size_t t = 0; t < c.tokens.size(); ++t) {
+      INFO("token " << t);
+      REQUIRE(run.tokens[t].text == c.tokens[t].text);
+      REQUIRE(run.tokens[t].lookup == c.tokens[t].lookup);
+      REQUIRE(run.tokens[t].matched == c.tokens[t].matched);
+      REQUIRE(run.tokens[t].id == c.tokens[t].id);
+    }
+    worst = std::max(worst, require_close_rows(run.steps.input, c.get("input"), 1e-4f, "input"));
+    for (std::size_t l = 0; l < run.steps.layers.size(); ++l) {
+      const std::string p = "L" + std::to_string(l) + ".";
+      const auto& heads = run.steps.layers[l].attention.heads;
+      for (std::size_t h = 0; h < heads.size(); ++h)
+        worst = std::max(worst, require_close_rows(heads[h].weights, c.get(p + "H" + std::to_string(h) + ".weights"),
+                                                   1e-4f, p + "H" + std::to_string(h) + ".weights"));
+      worst = std::max(worst, require_close_rows(run.steps.layers[l].output, c.get(p + "output"), 1e-4f, p + "output"));
+    }
+    worst = std::max(worst, require_close_rows(run.final_norm, c.get("final_norm"), 1e-4f, "final_norm"));
+    worst = std::max(worst, require_close_rows(run.rollout, c.get("rollout"), 1e-4f, "rollout"));
+    // Top 5: the same words in the same order (the golden logits are far enough apart for float32, as
+    // make_golden.py prints), logits to 1e-4 relative to the largest, probabilities to 1e-4.
+    const Matrix& ids = c.get("top5_ids");
+    const Matrix& logits = c.get("top5_logits");
+    const Matrix& probabilities = c.get("top5_probabilities");
+    REQUIRE(run.predictions.size() == 5);
+    const float logit_scale = std::max(1.0f, logits.cwiseAbs().maxCoeff());
+    for (Index k = 0; k < 5; ++k) {
+      INFO("prediction " << k);
+      const Prediction& p = run.predictions[static_cast<std::size_t>(k)];
+      REQUIRE(p.id == static_cast<Index>(ids(0, k)));
+      REQUIRE(std::fabs(p.logit - logits(0, k)) / logit_scale <= 1e-4f);
+      REQUIRE(std::fabs(p.probability - probabilities(0, k)) <= 1e-4f);
+      worst = std::max(worst, std::fabs(p.logit - logits(0, k)) / logit_scale);
+    }
+  }
+  WARN("largest scaled difference from PyTorch (float64): " << worst);
+}
+
+TEST_CASE("committed model: size, vocabulary and captions", "[model][data]") {
+  const char* override_path = std::getenv("ATTN_MODEL_FILE");
+  const Bytes bytes = read_file(override_path && *override_path ? override_path : ATTN_MODEL_FILE);
+  REQUIRE(bytes.size() <= 1000000);
+  const LanguageModel& model = committed_model();
+  REQUIRE(model.vocabulary.size() == 8193);
+  REQUIRE(model.context == 32);
+  for (const ModelToken& t : model_tokens(model, "the train left the station on time")) {
+    INFO(t.text);
+    REQUIRE(t.lookup == Lookup::Known);
+  }
+  REQUIRE(model.captions.size() == model.layers.size() * static_cast<std::size_t>(model.heads));
+  for (const std::string& caption : model.captions) REQUIRE(!caption.empty());
+  // The model has learnt something about WordNet's glosses: "united" is followed by "states" (90%).
+  const ModelRun run = run_model(model, "united");
+  REQUIRE(run.predictions[0].word == "states");
+  REQUIRE(run.predictions[0].probability > 0.5f);
+}
