@@ -69,6 +69,54 @@ export interface WordVectors {
   delete(): void;
 }
 
+export interface ModelToken {
+  text: string;
+  /** 'known': in the vocabulary; 'stemmed': an inflection stripped matched `matched`; 'unknown': <unk> (id 0). */
+  lookup: 'known' | 'stemmed' | 'unknown';
+  matched: string;
+  id: number;
+}
+
+export interface ModelLayer {
+  /** Each head's steps on LN1(x) (pre-norm), causal: weights are T×T with zeros above the diagonal. */
+  heads: AttentionSteps[];
+  /** x + MHA(LN1(x)), T × d_model. */
+  afterAttention: Matrix;
+  /** The layer's output, x + FFN(LN2(x)), T × d_model. */
+  output: Matrix;
+}
+
+export interface ModelRun {
+  tokens: ModelToken[];
+  /** √d_model · E[ids] + sinusoidal positions, T × d_model. */
+  input: Matrix;
+  layers: ModelLayer[];
+  /** The final LayerNorm of the last layer's output, T × d_model. */
+  finalNorm: Matrix;
+  /** Attention rollout over all layers (Abnar & Zuidema 2020), T × T. */
+  rollout: Matrix;
+  /** The most probable next words after the last token (softmax over the whole vocabulary), best first. */
+  predictions: { word: string; id: number; logit: number; probability: number }[];
+  /** captions[layer][head]: what the head does on held-out text, measured (model/README.md). */
+  captions: string[][];
+}
+
+/** The tiny WordNet language model (data/model.bin), on the wasm heap. */
+export interface LanguageModel {
+  readonly vocabularySize: number;
+  readonly dModel: number;
+  readonly heads: number;
+  readonly layers: number;
+  readonly dFF: number;
+  /** The most tokens a sentence may have; longer ones are refused with an AttentionError. */
+  readonly context: number;
+  readonly captions: string[][];
+  /** Tokenise, run every layer, roll out the attention, predict the `top` (default 5) next words. */
+  run(sentence: string, options?: { top?: number }): ModelRun;
+  /** Frees the wasm-side model. Calling run afterwards throws. */
+  delete(): void;
+}
+
 /** Raised for every shape or value problem; message is the C++ core's (it names shapes and bad values). */
 export class AttentionError extends Error {}
 
@@ -94,6 +142,11 @@ export interface AttentionCore {
   attentionOutput(Q: MatrixInput, K: MatrixInput, V: MatrixInput, options?: AttentionOptions): Matrix;
   /** Parse the project's vectors file (data/vectors.bin). */
   loadVectors(bytes: Uint8Array | ArrayBuffer): WordVectors;
+  /**
+   * Parse the tiny language model (data/model.bin); throws AttentionError for bytes that are not one.
+   * Only in the module from loadAttentionWithModel(); loadAttention()'s module throws.
+   */
+  loadModel(bytes: Uint8Array | ArrayBuffer): LanguageModel;
 }
 
 export interface LoadOptions {
@@ -105,6 +158,11 @@ export interface LoadOptions {
 
 /** Instantiates the module once per call; share the result. */
 export function loadAttention(options?: LoadOptions): Promise<AttentionCore>;
+/**
+ * The same API from the larger module that also holds the language model (loadModel): it loads
+ * attention_model_wasm.js beside this file; under node pass wasmBinary = attention_model_wasm.wasm.
+ */
+export function loadAttentionWithModel(options?: LoadOptions): Promise<AttentionCore>;
 /** Helper: build a Matrix from rows. */
 export function matrix(rows: ArrayLike<number>[]): Matrix;
 /** Helper: a Matrix as an array of plain-number rows. */

@@ -117,8 +117,21 @@ function checked(result) {
 
 /** Instantiates the wasm module. Under node pass {wasmBinary}; in a browser the .wasm beside the glue is fetched. */
 export async function loadAttention(options = {}) {
-  const raw = await createAttentionModule(options);
+  return wrap(await createAttentionModule(options));
+}
 
+/**
+ * The same API from the larger module that also holds the tiny WordNet language model (loadModel):
+ * attention_model_wasm.js + .wasm beside this file. Under node pass {wasmBinary} (attention_model_wasm.wasm).
+ */
+export async function loadAttentionWithModel(options = {}) {
+  // A computed specifier, so bundlers leave the model's glue out of the page's and widget's bundles.
+  const glue = new URL('./attention_model_wasm.js', import.meta.url).href;
+  const { default: createAttentionModelModule } = await import(glue);
+  return wrap(await createAttentionModelModule(options));
+}
+
+function wrap(raw) {
   class WordVectors {
     #handle;
     constructor(handle) {
@@ -136,6 +149,30 @@ export async function loadAttention(options = {}) {
       if (this.#handle) this.#handle.delete();
       this.#handle = null;
     }
+  }
+
+  class LanguageModel {
+    #handle;
+    constructor(handle) {
+      this.#handle = handle;
+      Object.assign(this, handle.info());
+    }
+    run(sentence, { top = 5 } = {}) {
+      if (!this.#handle) throw new AttentionError('this model was deleted');
+      if (typeof sentence !== 'string') throw new AttentionError('run needs a string');
+      if (!Number.isInteger(top) || top < 0) throw new AttentionError(`top must be a whole number ≥ 0, got ${JSON.stringify(top)}`);
+      return checked(this.#handle.run(sentence, top));
+    }
+    delete() {
+      if (this.#handle) this.#handle.delete();
+      this.#handle = null;
+    }
+  }
+
+  function bytesOf(bytes, what) {
+    const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+    if (!(view instanceof Uint8Array)) throw new AttentionError(`${what} needs a Uint8Array or ArrayBuffer`);
+    return view;
   }
 
   return {
@@ -186,8 +223,7 @@ export async function loadAttention(options = {}) {
       };
     },
     loadVectors(bytes) {
-      const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
-      if (!(view instanceof Uint8Array)) throw new AttentionError('loadVectors needs a Uint8Array or ArrayBuffer');
+      const view = bytesOf(bytes, 'loadVectors');
       const handle = new raw.WordVectors();
       const error = handle.load(view);
       if (error instanceof Error) {
@@ -195,6 +231,17 @@ export async function loadAttention(options = {}) {
         throw new AttentionError(error.message);
       }
       return new WordVectors(handle);
+    },
+    loadModel(bytes) {
+      const view = bytesOf(bytes, 'loadModel');
+      if (!raw.LanguageModel) throw new AttentionError('this module has no language model: load it with loadAttentionWithModel()');
+      const handle = new raw.LanguageModel();
+      const error = handle.load(view);
+      if (error instanceof Error) {
+        handle.delete();
+        throw new AttentionError(error.message);
+      }
+      return new LanguageModel(handle);
     },
   };
 }

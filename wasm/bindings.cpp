@@ -1,6 +1,7 @@
 // Embind bindings over the attention core: plain JS objects in and out, nothing recomputed here.
 // Errors never cross the boundary as C++ exceptions (they leak in Emscripten 3.1.6): each entry point
 // catches them and returns a JS Error, which wasm/attention.js rethrows as an AttentionError.
+// Built twice (wasm/CMakeLists.txt): with ATTN_WASM_MODEL the module also binds the language model.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <malloc.h>
@@ -10,6 +11,9 @@
 #include <vector>
 
 #include "attention/attention.hpp"
+#if ATTN_WASM_MODEL
+#include "attention/model.hpp"
+#endif
 #include "attention/streaming.hpp"
 #include "attention/text.hpp"
 
@@ -223,6 +227,103 @@ class WordVectorsHandle {
   bool loaded_ = false;
 };
 
+#if ATTN_WASM_MODEL
+// The JS objects of a model run are built through these out-of-line setters: inlined, every
+// val::set would add its own conversions and reference counting to the shipped wasm.
+__attribute__((noinline)) void put(val& object, const char* key, const val& value) { object.set(key, value); }
+__attribute__((noinline)) void put(val& object, const char* key, double value) { object.set(key, value); }
+__attribute__((noinline)) void put(val& object, const char* key, const std::string& value) { object.set(key, value); }
+__attribute__((noinline)) void push(val& array, const val& value) { array.call<void>("push", value); }
+
+// The language model lives on the wasm heap between calls; JS must delete() it.
+class LanguageModelHandle {
+ public:
+  // Returns null on success, or an Error saying why the bytes are not a model file.
+  val load(val bytes) {
+    return guarded([&] {
+      const std::vector<std::uint8_t> data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
+      model_ = LanguageModel::parse(data.data(), data.size());
+      loaded_ = true;
+      return val::null();
+    });
+  }
+
+  // Hyperparameters and the head captions ([layer][head]).
+  val info() const {
+    val out = val::object();
+    put(out, "vocabularySize", static_cast<double>(model_.vocabulary.size()));
+    put(out, "dModel", static_cast<double>(model_.d_model));
+    put(out, "heads", static_cast<double>(model_.heads));
+    put(out, "layers", static_cast<double>(model_.layers.size()));
+    put(out, "dFF", static_cast<double>(model_.d_ff));
+    put(out, "context", static_cast<double>(model_.context));
+    put(out, "captions", captions());
+    return out;
+  }
+
+  // Every step of the forward pass on a sentence, the rollout and the top_k next words.
+  val run(std::string text, unsigned top_k) const {
+    return guarded([&] {
+      if (!loaded_) throw AttentionError("no model is loaded");
+      const ModelRun r = run_model(model_, text, top_k);
+      val out = val::object();
+      val tokens = val::array();
+      for (const ModelToken& t : r.tokens) {
+        val token = val::object();
+        put(token, "text", t.text);
+        put(token, "lookup", std::string(lookup_name(t.lookup)));
+        put(token, "matched", t.matched);
+        put(token, "id", static_cast<double>(t.id));
+        push(tokens, token);
+      }
+      put(out, "tokens", tokens);
+      put(out, "input", to_js(r.steps.input));
+      val layers = val::array();
+      for (const EncoderLayerSteps& layer : r.steps.layers) {
+        val heads = val::array();
+        for (const AttentionSteps& head : layer.attention.heads) push(heads, to_js(head));
+        val steps = val::object();
+        put(steps, "heads", heads);
+        put(steps, "afterAttention", to_js(layer.after_attention));
+        put(steps, "output", to_js(layer.output));
+        push(layers, steps);
+      }
+      put(out, "layers", layers);
+      put(out, "finalNorm", to_js(r.final_norm));
+      put(out, "rollout", to_js(r.rollout));
+      val predictions = val::array();
+      for (const Prediction& p : r.predictions) {
+        val prediction = val::object();
+        put(prediction, "word", p.word);
+        put(prediction, "id", static_cast<double>(p.id));
+        put(prediction, "logit", static_cast<double>(p.logit));
+        put(prediction, "probability", static_cast<double>(p.probability));
+        push(predictions, prediction);
+      }
+      put(out, "predictions", predictions);
+      put(out, "captions", captions());
+      return out;
+    });
+  }
+
+ private:
+  val captions() const {
+    val out = val::array();
+    const std::size_t heads = static_cast<std::size_t>(model_.heads);
+    for (std::size_t l = 0; l < model_.layers.size(); ++l) {
+      val layer = val::array();
+      for (std::size_t h = 0; h < heads && l * heads + h < model_.captions.size(); ++h)
+        push(layer, val(model_.captions[l * heads + h]));
+      push(out, layer);
+    }
+    return out;
+  }
+
+  LanguageModel model_;
+  bool loaded_ = false;
+};
+#endif  // ATTN_WASM_MODEL
+
 // For leak tests: the wasm heap's size and the bytes malloc has handed out and not had back.
 val memory_stats_js() {
   const struct mallinfo info = mallinfo();
@@ -249,4 +350,11 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("size", &WordVectorsHandle::size)
       .function("dim", &WordVectorsHandle::dim)
       .function("embed", &WordVectorsHandle::embed);
+#if ATTN_WASM_MODEL
+  emscripten::class_<LanguageModelHandle>("LanguageModel")
+      .constructor<>()
+      .function("load", &LanguageModelHandle::load)
+      .function("info", &LanguageModelHandle::info)
+      .function("run", &LanguageModelHandle::run);
+#endif
 }

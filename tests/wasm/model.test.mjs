@@ -1,0 +1,174 @@
+// The tiny language model through the wasm module under node (attention_model_wasm, loaded with
+// loadAttentionWithModel): the committed data/model.bin against the PyTorch reference
+// (tests/reference/model_cases.txt) to 1e-4, refusals as AttentionError, and no leak.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { load, root, wasmDir } from './load.mjs';
+
+let api, core, plainCore, modelBytes, golden;
+before(async () => {
+  ({ api, core: plainCore } = await load());
+  core = await api.loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) });
+  modelBytes = new Uint8Array(await readFile(path.join(root, 'data', 'model.bin')));
+  golden = parseGolden(await readFile(path.join(root, 'tests', 'reference', 'model_cases.txt'), 'utf8'));
+});
+
+/** The format written by model/make_golden.py. */
+function parseGolden(text) {
+  const lines = text.split('\n');
+  const out = { cases: [] };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line) continue;
+    const [kind, ...rest] = line.split(' ');
+    const current = out.cases.at(-1);
+    if (kind === 'model') [out.bytes, out.hash] = [Number(rest[0]), rest[1]];
+    else if (kind === 'case') out.cases.push({ name: rest[0], tokens: [], m: {} });
+    else if (kind === 'sentence') current.sentence = line.slice('sentence '.length);
+    else if (kind === 'token') current.tokens.push({ text: rest[0], lookup: rest[1], matched: rest[2], id: Number(rest[3]) });
+    else {
+      const [rows, cols] = rest.map(Number);
+      current.m[kind] = { rows, cols, data: Float64Array.from(lines[++i].split(' '), Number) };
+    }
+  }
+  return out;
+}
+
+function fnv1a64(bytes) {
+  let h = 0xcbf29ce484222325n;
+  for (const b of bytes) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
+}
+
+/** |actual − expected| ≤ tolerance · max(1, max |expected row|), as tests/core/test_model.cpp. */
+function assertCloseRows(actual, expected, tolerance, what) {
+  assert.equal(actual.rows, expected.rows, `${what}: rows`);
+  assert.equal(actual.cols, expected.cols, `${what}: cols`);
+  let worst = 0;
+  for (let r = 0; r < expected.rows; r++) {
+    let scale = 1;
+    for (let c = 0; c < expected.cols; c++) scale = Math.max(scale, Math.abs(expected.data[r * expected.cols + c]));
+    for (let c = 0; c < expected.cols; c++) {
+      const i = r * expected.cols + c;
+      const error = Math.abs(actual.data[i] - expected.data[i]) / scale;
+      assert.ok(error <= tolerance, `${what}[${r}][${c}] = ${actual.data[i]}, expected ${expected.data[i]}`);
+      worst = Math.max(worst, error);
+    }
+  }
+  return worst;
+}
+
+test('the golden file was made from the committed data/model.bin', () => {
+  assert.equal(modelBytes.length, golden.bytes);
+  assert.equal(fnv1a64(modelBytes), golden.hash, 'regenerate with model/make_golden.py');
+});
+
+test('every layer, head, rollout and prediction matches PyTorch to 1e-4', () => {
+  const model = core.loadModel(modelBytes);
+  try {
+    assert.equal(golden.cases.length, 5);
+    let worst = 0;
+    for (const c of golden.cases) {
+      const run = model.run(c.sentence, { top: 5 });
+      assert.deepEqual(run.tokens.map(({ text, lookup, matched, id }) => ({ text, lookup, matched, id })), c.tokens, c.name);
+      worst = Math.max(worst, assertCloseRows(run.input, c.m.input, 1e-4, `${c.name} input`));
+      run.layers.forEach((layer, l) => {
+        layer.heads.forEach((head, h) => {
+          worst = Math.max(worst, assertCloseRows(head.weights, c.m[`L${l}.H${h}.weights`], 1e-4, `${c.name} L${l}.H${h}`));
+        });
+        worst = Math.max(worst, assertCloseRows(layer.output, c.m[`L${l}.output`], 1e-4, `${c.name} L${l}.output`));
+      });
+      worst = Math.max(worst, assertCloseRows(run.finalNorm, c.m.final_norm, 1e-4, `${c.name} final_norm`));
+      worst = Math.max(worst, assertCloseRows(run.rollout, c.m.rollout, 1e-4, `${c.name} rollout`));
+      const logits = c.m.top5_logits.data;
+      const logitScale = Math.max(1, ...Array.from(logits, Math.abs));
+      assert.equal(run.predictions.length, 5);
+      run.predictions.forEach((p, k) => {
+        assert.equal(p.id, c.m.top5_ids.data[k], `${c.name} prediction ${k}`);
+        assert.ok(Math.abs(p.logit - logits[k]) / logitScale <= 1e-4, `${c.name} logit ${k}`);
+        assert.ok(Math.abs(p.probability - c.m.top5_probabilities.data[k]) <= 1e-4, `${c.name} probability ${k}`);
+      });
+      assert.equal(run.captions.length, model.layers);
+    }
+    console.log(`# largest scaled difference from PyTorch (float64): ${worst.toExponential(2)}`);
+  } finally {
+    model.delete();
+  }
+});
+
+test('the model object: hyperparameters, captions, heads steps', () => {
+  const model = core.loadModel(modelBytes.buffer.slice(modelBytes.byteOffset, modelBytes.byteOffset + modelBytes.length));
+  try {
+    assert.equal(model.vocabularySize, 8193);
+    assert.equal(model.context, 32);
+    assert.equal(model.captions.length, model.layers);
+    for (const layer of model.captions) {
+      assert.equal(layer.length, model.heads);
+      for (const caption of layer) assert.ok(caption.length > 0);
+    }
+    const run = model.run('the train left the station on time');
+    const head = run.layers[0].heads[0];
+    for (const m of [head.Q, head.K, head.V, head.scores, head.scaled, head.weights, head.output]) assert.ok(m.data instanceof Float32Array);
+    assert.equal(head.weights.rows, 7);
+    assert.equal(head.weights.data[1], 0, 'causal: the first word does not see the second');
+    assert.equal(run.predictions.length, 5);
+    assert.equal(model.run('the train', { top: 0 }).predictions.length, 0);
+  } finally {
+    model.delete();
+  }
+});
+
+test('the model module has the whole API; the shipped module has no model', () => {
+  assert.deepEqual(Object.keys(core).sort(), Object.keys(plainCore).sort());
+  assert.deepEqual(core.tokenize('The train left.'), ['the', 'train', 'left', '.']);
+  assert.throws(() => plainCore.loadModel(modelBytes), (e) => e instanceof api.AttentionError && /loadAttentionWithModel/.test(e.message));
+});
+
+test('bad bytes and bad sentences are AttentionErrors', () => {
+  assert.throws(() => core.loadModel(new Uint8Array([1, 2, 3])), (e) => e instanceof api.AttentionError && /not a model file/.test(e.message));
+  const wrongMagic = modelBytes.slice();
+  wrongMagic[0] = 0x58;
+  assert.throws(() => core.loadModel(wrongMagic), /not a model file/);
+  assert.throws(() => core.loadModel(modelBytes.subarray(0, modelBytes.length >> 1)), (e) => e instanceof api.AttentionError && /truncated/.test(e.message));
+  const badShape = modelBytes.slice();
+  badShape[20] = 3;  // heads = 3 does not divide d_model = 64
+  assert.throws(() => core.loadModel(badShape), /impossible shape: heads = 3/);
+  assert.throws(() => core.loadModel('model'), api.AttentionError);
+
+  const model = core.loadModel(modelBytes);
+  try {
+    const long = Array.from({ length: 40 }, () => 'word').join(' ');
+    assert.throws(() => model.run(long), (e) => e instanceof api.AttentionError && /40 tokens but the model's context holds 32/.test(e.message));
+    assert.throws(() => model.run(''), /empty/);
+    assert.throws(() => model.run(7), api.AttentionError);
+    assert.throws(() => model.run('a', { top: -1 }), api.AttentionError);
+  } finally {
+    model.delete();
+  }
+  assert.throws(() => model.run('the train'), /deleted/);
+});
+
+test('runs and refusals leave the wasm heap where it was', () => {
+  const model = core.loadModel(modelBytes);
+  try {
+    const sentences = ['the train left the station on time', 'he cashed a check at the bank', '', 'x '.repeat(40)];
+    const step = (i) => {
+      try {
+        model.run(sentences[i % sentences.length]);
+      } catch (e) {
+        if (!(e instanceof api.AttentionError)) throw e;
+      }
+    };
+    for (let i = 0; i < 20; i++) step(i);  // warm up: the allocator settles
+    const before = core.memory();
+    for (let i = 0; i < 400; i++) step(i);
+    const after = core.memory();
+    assert.equal(after.mallocBytes, before.mallocBytes);
+    assert.equal(after.heapBytes, before.heapBytes);
+    if (before.emvalHandles !== null) assert.equal(after.emvalHandles, before.emvalHandles);
+  } finally {
+    model.delete();
+  }
+});
