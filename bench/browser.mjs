@@ -29,26 +29,27 @@ const browser = await chromium.launch({
 });
 const out = { label: 'chromium', version: browser.version(), navigations: [], keystrokes: [] };
 try {
-  // Navigation → first heatmap cell in the DOM, then the frame that shows it. A fresh context each
+  // Navigation → the page's first figure drawn (its User Timing mark), then the frame that shows it. A fresh context each
   // time (cold HTTP cache, cold wasm compile) against the localhost server.
   for (let i = 0; i < NAVIGATIONS; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     await page.addInitScript(() => {
-      new MutationObserver((_, observer) => {
-        if (document.querySelector('svg.heatmap .cell')) {
-          window.__cellAt = performance.now();
-          requestAnimationFrame(() => setTimeout(() => (window.__paintedAt = performance.now()), 0));
-          observer.disconnect();
-        }
-      }).observe(document, { childList: true, subtree: true });
+      // The page marks the end of its first figure draw (web/lib/figure.js); then wait for the frame.
+      new PerformanceObserver((list, observer) => {
+        const mark = list.getEntries().find((e) => e.name === 'attention-figure:first-draw');
+        if (!mark) return;
+        window.__cellAt = mark.startTime;
+        requestAnimationFrame(() => setTimeout(() => (window.__paintedAt = performance.now()), 0));
+        observer.disconnect();
+      }).observe({ type: 'mark', buffered: true });
     });
     await page.goto(url);
     try {
       await page.waitForFunction(() => window.__paintedAt !== undefined, null, { timeout: 30_000 });
     } catch (err) {
       // Record the failure (and what the page shows) rather than lose the whole run.
-      const shown = await page.evaluate(() => ({ cells: document.querySelectorAll('svg.heatmap .cell').length,
+      const shown = await page.evaluate(() => ({ drawn: performance.getEntriesByName('attention-figure:first-draw').length,
         text: document.body.innerText.slice(0, 200) })).catch(() => ({}));
       out.navigations.push({ error: err.message.split('\n')[0], ...shown });
       process.stderr.write(`  chromium   navigation ${i}: no heatmap painted (${err.message.split('\n')[0]}); page shows ${JSON.stringify(shown)}\n`);
@@ -73,7 +74,7 @@ try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   await page.goto(url);
-  await page.waitForSelector('svg.heatmap .cell', { timeout: 20_000 });
+  await page.waitForFunction(() => performance.getEntriesByName('attention-figure:first-draw').length > 0, null, { timeout: 20_000 });
   const words = 'the train left the station on time and a man ran after it with his bag'.split(' ');
   for (const T of [16, 64, 128]) {
     const sentence = Array.from({ length: T }, (_, i) => words[i % words.length]).join(' ');
@@ -97,14 +98,16 @@ try {
         sync.push(t1 - t0);
         frame.push(performance.now() - t0);
       }
-      const cells = document.querySelectorAll('svg.heatmap .cell').length;
+      // The heatmap canvas records what it drew: T tokens, a window of rows × cols cells.
+      const drawn = [...document.querySelectorAll('canvas')].map((c) => c.attentionWeights).find(Boolean);
+      const cells = drawn && drawn.T === T ? drawn.rows * drawn.cols : 0;
       const message = document.getElementById('message');
       const shown = message && !message.hidden ? message.textContent : '';
       return { T, sync, frame, cells, message: shown };
     }, { sentence, T, n: KEYSTROKES });
     out.keystrokes.push({ T, sync_ms: median(r.sync), frame_ms: median(r.frame), cells: r.cells,
-      drawn: r.cells >= T * T && !r.message, message: r.message });
-    process.stderr.write(`  chromium   keystroke T=${T}: ${median(r.sync).toFixed(2)} ms sync, ${median(r.frame).toFixed(2)} ms to next frame, ${r.cells} cells${r.message ? ` (page says: ${r.message})` : ''}\n`);
+      drawn: r.cells > 0 && !r.message, message: r.message });
+    process.stderr.write(`  chromium   keystroke T=${T}: ${median(r.sync).toFixed(2)} ms sync, ${median(r.frame).toFixed(2)} ms to next frame, ${r.cells} cells in the window${r.message ? ` (page says: ${r.message})` : ''}\n`);
   }
   await context.close();
   const ok = out.navigations.filter((n) => !n.error);

@@ -32,6 +32,8 @@ const figure = new Figure(document.getElementById('figure'), {
     for (const d of document.querySelectorAll('.dim')) d.textContent = String(vectors.dim);
     if (embed) return;
     const core = await loadCore();
+    // Let the figure paint first: the explainer below it is built after the first heatmap is on screen.
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
     explainer = new Explainer(document.getElementById('explainer'), {
       core, vectors,
       // Picking a query word in the walkthrough selects it in the figure too (sentence input only).

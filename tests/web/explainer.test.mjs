@@ -1,10 +1,12 @@
 // Browser tests of the page's explainer (below the figure) and of the heatmap options: each view
 // renders, reacts to an input change, and shows the numbers the wasm core computes (the same module,
-// run in node, is the reference). Seed 003's preset must show the seed's own numbers.
+// run in node, is the reference). Seed 003's preset must show the seed's own numbers. The explainer
+// draws a step only while it is on screen, so a test scrolls to a step and waits for it to show the
+// latest redraw (its data-drawn) before reading it.
 // Build first: bash scripts/build.sh. Run: node --test tests/web/
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSession } from './harness.mjs';
+import { assertColours, assertWeights, figureState, readHeatmaps, startSession } from './harness.mjs';
 import { multiHeadWeights } from '../../web/lib/rng.js';
 
 const TOL = 1e-6;
@@ -28,8 +30,28 @@ async function open(query = '', width = 1280) {
   return { page, problems };
 }
 
-/** A matrix table of the explainer by its data-name: the core values it carries, by (row, col). */
-const readTable = (page, name, scope = '') => page.evaluate(([n, sc]) => {
+/** The step (section id) that holds each of the explainer's tables. */
+const STEP_OF = {
+  X: 'step-inputs', Q: 'step-qkv', K: 'step-qkv', V: 'step-qkv', scores: 'step-scores', softmax: 'step-softmax',
+  weighted: 'step-weighted', 'output-row': 'expansion', weights: 'step-repeat', output: 'step-repeat',
+  neuron: 'vectors', concat: 'multihead', Wo: 'multihead', 'mh-output': 'multihead',
+};
+
+/** Scrolls a step of the explainer into view and waits until it shows the latest redraw. */
+async function onScreen(page, id) {
+  await page.evaluate((id) => document.getElementById(id).scrollIntoView({ block: 'start' }), id);
+  await page.waitForFunction((id) => {
+    const drawn = document.getElementById(id).dataset.drawn;
+    return drawn !== undefined && drawn === document.getElementById('explainer').dataset.generation;
+  }, id, { timeout: 10_000 });
+}
+
+/** A matrix table of the explainer by its data-name (its step scrolled into view first): the core values it carries, by (row, col). */
+const readTable = async (page, name, scope = '') => {
+  if (STEP_OF[name] && !scope.includes('by-hand')) await onScreen(page, STEP_OF[name]);
+  return readTableNow(page, name, scope);
+};
+const readTableNow = (page, name, scope = '') => page.evaluate(([n, sc]) => {
   const t = document.querySelector(`${sc} table[data-name="${n}"]`);
   if (!t) return null;
   const cells = [...t.querySelectorAll('td[data-row]')].map((td) => ({ r: +td.dataset.row, c: +td.dataset.col, v: Number(td.dataset.value), text: td.textContent }));
@@ -51,12 +73,16 @@ const rowsOf = (shown) => {
   for (const { r, c, v } of shown.cells) (out[r] ??= [])[c] = v;
   return out;
 };
-const stage = (page, title) => page.$$eval(`table[data-name="softmax"] tr[data-stage="${title}"] td`, (tds) => tds.map((t) => ({ v: Number(t.dataset.value), text: t.textContent })));
+const stage = async (page, title) => {
+  await onScreen(page, 'step-softmax');
+  return page.$$eval(`table[data-name="softmax"] tr[data-stage="${title}"] td`, (tds) => tds.map((t) => ({ v: Number(t.dataset.value), text: t.textContent })));
+};
 
 test('seed 003 preset: the walkthrough shows the seed’s keys, queries, values, scores, softmax and outputs', async () => {
   const { page, problems } = await open();
   try {
     await page.click('#x-preset');
+    await onScreen(page, 'step-scores');
     await page.waitForFunction(() => document.querySelector('table[data-name="scores"]')?.dataset.rows === '3');
     assert.deepEqual(rowsOf(await readTable(page, 'K')), [[0, 1, 1], [4, 4, 0], [2, 3, 1]]);
     assert.deepEqual(rowsOf(await readTable(page, 'Q')), [[1, 0, 2], [2, 2, 2], [2, 1, 3]]);
@@ -72,12 +98,14 @@ test('seed 003 preset: the walkthrough shows the seed’s keys, queries, values,
     const out = rowsOf(await readTable(page, 'output'));
     [[1.936621, 6.683105, 1.595068], [1.999994, 7.963992, 0.053976], [1.999705, 7.759892, 0.358389]]
       .forEach((row, r) => row.forEach((x, c) => assert.ok(Math.abs(out[r][c] - x) < 1e-5, `output (${r}, ${c}) ${out[r][c]} vs ${x}`)));
+    await onScreen(page, 'shapes');
     assert.equal(await page.textContent('td[data-shape="X (inputs)"]'), '3×4');
     assert.equal(await page.textContent('td[data-shape="QKᵀ (scores), weights"]'), '3×3');
     // The formulas are MathML.
     assert.ok(await page.locator('#step-softmax math mfrac').count() >= 1);
     // Scaling by √3 instead: softmax row 1 = [0.136126, 0.431937, 0.431937].
     await page.check('#x-scale');
+    await onScreen(page, 'step-softmax');
     await page.waitForFunction(() => document.querySelector('table[data-name="softmax"] tr[data-stage="weight α"] td')?.textContent === '0.1361');
     assert.deepEqual((await stage(page, 'weight α')).map((x) => x.text), ['0.1361', '0.4319', '0.4319']);
     // Query 2 via the picker: step 5 follows.
@@ -106,6 +134,7 @@ test('walkthrough on the sentence: parameter-free, identity and edited weights a
     let want = core.attention(X, { Wq: I, Wk: I, Wv: I }, { score: 'scaled_dot', temperature: 1 });
     assertTable(await readTable(page, 'Q'), want.Q, 'Q (identity)');
     assertTable(await readTable(page, 'weights'), want.weights, 'weights (identity)');
+    await onScreen(page, 'shapes');
     assert.equal(await page.textContent('td[data-shape="W_Q, W_K"]'), `${vectors.dim}×4`);
 
     // Edit W_Q[1, 2] = 2: recomputed by the core, mode becomes "edited".
@@ -146,6 +175,7 @@ test('weighted sum written out: live weights, largest first; query and key vecto
     const { X } = vectors.embed(DEFAULT, 64);
     const free = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
     const row = Array.from(free.weights.data.subarray(7, 14));
+    await onScreen(page, 'expansion');
     const terms = await page.$$eval('#expansion math.expansion mn', (ns) => ns.map((n) => n.textContent));
     // The ones after Σ: 1 is the query index inside α's subscript, then 7 weights.
     const weights = terms.slice(1).map(Number);
@@ -153,8 +183,7 @@ test('weighted sum written out: live weights, largest first; query and key vecto
     assert.deepEqual(weights, [...row].sort((a, b) => b - a).map((w) => Number(w.toFixed(4))));
     assert.match(await page.textContent('#expansion math.expansion'), /A\(train\)/);
     // Neuron view (drawn while on screen): score, scaled and weight for query "train" against every key.
-    await page.locator('#vectors').scrollIntoViewIfNeeded();
-    await page.waitForSelector('table[data-name="neuron"]');
+    await onScreen(page, 'vectors');
     const neuron = await page.$$eval('table[data-name="neuron"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))));
     assert.equal(neuron.length, 7);
     neuron.forEach(([score, scaled, w], j) => {
@@ -168,6 +197,7 @@ test('weighted sum written out: live weights, largest first; query and key vecto
     assert.match(productLabels[4], /^q∘k of train and station: /);
     // Step 6: every α·v_j entry is the core's (queryTerms), first 8 of each row shown.
     const expected = core.queryTerms(free, 1).weighted;
+    await onScreen(page, 'step-weighted');
     const shown = await page.$$eval('table[data-name="weighted"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td.v')].map((td) => Number(td.dataset.value))));
     assert.equal(shown.length, 7);
     shown.forEach((cells, j) => {
@@ -175,8 +205,14 @@ test('weighted sum written out: live weights, largest first; query and key vecto
       cells.forEach((v, c) => assert.ok(Math.abs(v - expected.data[j * expected.cols + c]) < 1e-6, `α·v[${j}][${c}]`));
     });
     // Clicking the heatmap's cell for another query moves the walkthrough with it.
-    await page.click('svg.heatmap .cell[data-row="4"][data-col="1"]');
+    await page.evaluate(() => scrollTo(0, 0));
+    const at = await page.evaluate(() => {
+      const canvas = document.querySelector('#heatmap canvas.cells'), w = canvas.attentionWeights, r = canvas.getBoundingClientRect();
+      return { x: r.left + (1 + 0.5) * w.cell, y: r.top + (4 + 0.5) * w.cell };
+    });
+    await page.mouse.click(at.x, at.y);
     await page.waitForFunction(() => document.querySelector('.picker button.on')?.dataset.index === '4');
+    await onScreen(page, 'expansion');
     assert.match(await page.textContent('#expansion math.expansion'), /A\(station\)/);
     assert.deepEqual(problems, []);
   } finally {
@@ -189,7 +225,7 @@ test('multi-head: 1–8 heads, per-head maps, concat and W_O equal core.multiHea
   try {
     const { X } = vectors.embed(DEFAULT, 64);
     // Drawn once on screen (the section is redrawn only while visible).
-    await page.locator('#multihead').scrollIntoViewIfNeeded();
+    await onScreen(page, 'multihead');
     await page.waitForFunction(() => document.querySelectorAll('#multihead .head-box').length === 2);
     await page.fill('#x-heads', '3');
     await page.press('#x-heads', 'Enter');
@@ -200,8 +236,15 @@ test('multi-head: 1–8 heads, per-head maps, concat and W_O equal core.multiHea
     assertTable(await readTable(page, 'mh-output'), want.output, 'multi-head output');
     assertTable(await readTable(page, 'Wo'), w.Wo, 'W_O');
     await page.click('#multihead .head-box[data-head="2"]');
-    const focused = await page.$$eval('#multihead svg.focused .cell', (cs) => cs.map((c) => ({ r: +c.dataset.row, c: +c.dataset.col, v: Number(c.dataset.weight) })));
-    assertTable({ rows: 7, cols: 7, cells: focused }, want.heads[2].weights, 'focused head 3');
+    const [focused] = await page.evaluate(readHeatmaps, { selector: '#multihead .heatmap.focused' });
+    assert.equal(focused.cells.length, 49);
+    assertWeights(focused, want.heads[2].weights, 'focused head 3');
+    assertColours(focused, 'focused head 3');
+    const boxes = await page.evaluate(readHeatmaps, { selector: '#multihead .head-box .heatmap' });
+    boxes.forEach((map, k) => {
+      assertWeights(map, want.heads[k].weights, `head box ${k + 1}`);
+      assertColours(map, `head box ${k + 1}`);
+    });
     assert.equal(await page.getAttribute('#multihead .head-box[data-head="2"]', 'aria-pressed'), 'true');
     assert.deepEqual(problems, []);
   } finally {
@@ -209,39 +252,51 @@ test('multi-head: 1–8 heads, per-head maps, concat and W_O equal core.multiHea
   }
 });
 
-test('heatmap options: no √d scaling, column softmax, hidden diagonal — numbers from the core', async () => {
+test('heatmap options: no √d scaling, column softmax, hidden diagonal — numbers and colours from the core', async () => {
   const { page, problems } = await open();
   try {
     const { X } = vectors.embed(DEFAULT, 64);
-    const cells = () => page.$$eval('svg.heatmap .cell', (cs) => cs.map((c) => ({ r: +c.dataset.row, c: +c.dataset.col, v: Number(c.dataset.weight), diag: c.classList.contains('diag') })));
-    // Same words, new temperature: the heatmap repaints in place (same svg node) with the core's numbers.
-    await page.evaluate(() => { window.firstHeatmap = document.querySelector('svg.heatmap'); });
+    const map = async () => (await figureState(page, null)).map;
+    const check = async (weights, where) => {
+      const m = await map();
+      assert.equal(m.cells.length, 49, where);
+      assertWeights(m, weights, where);
+      assertColours(m, where);
+      return m;
+    };
+    // Same words, new temperature: the heatmap repaints in place (same canvas node) with the core's numbers.
+    await page.evaluate(() => { window.firstHeatmap = document.querySelector('#heatmap canvas.cells'); });
     await page.locator('#temperature').fill('0.4');
-    assert.equal(await page.evaluate(() => window.firstHeatmap === document.querySelector('svg.heatmap')), true);
-    assertTable({ rows: 7, cols: 7, cells: await cells() }, core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 0.4 }).weights, 'τ 0.4');
-    const label = await page.getAttribute('svg.heatmap .cell[data-row="1"][data-col="4"]', 'aria-label');
-    assert.equal(label, `train → station: ${core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 0.4 }).weights.data[11].toFixed(4)}`);
+    assert.equal(await page.evaluate(() => window.firstHeatmap === document.querySelector('#heatmap canvas.cells')), true);
+    const cold = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 0.4 }).weights;
+    await check(cold, 'τ 0.4');
+    // The grid's active cell says the same: train → station.
+    await page.focus('#heatmap .hm-grid');
+    for (const key of ['ArrowDown', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(key);
+    const label = await page.evaluate(() => document.getElementById(document.activeElement.getAttribute('aria-activedescendant')).textContent);
+    assert.equal(label, `train → station: ${cold.data[11].toFixed(4)}`);
     await page.locator('#temperature').fill('1');
     await page.uncheck('#scale');
     assert.match(page.url(), /scale=none/);
     const raw = core.parameterFree(X, 1, { temperature: 1 });
-    assertTable({ rows: 7, cols: 7, cells: await cells() }, raw.weights, 'unscaled');
+    await check(raw.weights, 'unscaled');
     await page.check('#scale');
     await page.selectOption('#norm', 'columns');
     const scaled = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
     const cols = core.softmax(scaled.scaled, { axis: 'columns' });
-    const shown = await cells();
-    assertTable({ rows: 7, cols: 7, cells: shown }, cols, 'column softmax');
-    const colSum = shown.filter((c) => c.c === 3).reduce((a, c) => a + c.v, 0);
+    const shown = await check(cols, 'column softmax');
+    const colSum = shown.cells.filter((c) => c.col === 3).reduce((a, c) => a + c.weight, 0);
     assert.ok(Math.abs(colSum - 1) < 1e-5, `column 3 sums to ${colSum}`);
     assert.match(await page.textContent('#option-note'), /Softmax down each column/);
     await page.check('#diagonal');
-    const d = await cells();
-    assert.deepEqual(d.filter((c) => c.diag).map((c) => [c.r, c.c]), [0, 1, 2, 3, 4, 5, 6].map((i) => [i, i]));
+    // Hidden diagonal: the canvas paints (i, i) in the panel colour and scales the others to the largest off-diagonal weight.
+    const d = await check(cols, 'hidden diagonal');
+    assert.equal(d.hideDiagonal, true);
     assert.match(await page.textContent('#option-note'), /\|x\|²/);
-    // The legend's top is the largest off-diagonal weight.
     let offMax = 0;
-    for (const c of d) if (c.r !== c.c) offMax = Math.max(offMax, c.v);
+    for (const c of d.cells) if (c.row !== c.col) offMax = Math.max(offMax, c.weight);
+    assert.equal(d.max, offMax);
+    // The legend's top is the largest off-diagonal weight.
     assert.equal((await page.$$eval('#legend .tick-label', (t) => t.map((x) => x.textContent))).at(-1), offMax.toFixed(2));
     assert.deepEqual(problems, []);
   } finally {

@@ -1,14 +1,20 @@
 // Helpers shared by the browser tests (page, widget, explainer, hostile input, CSP): the wasm core in
 // node as the reference, a Chromium launcher, a hostile corpus, a watcher that records
-// every console error, page error, dialog, CSP violation and injected element, and a check that what a
-// figure shows after an input is either a readable message or the right heatmap.
+// every console error, page error, dialog, CSP violation and injected element, a reader of what a
+// canvas heatmap drew (its weights, labels and the colour of every cell's pixels), and a check that
+// what a figure shows after an input is either a readable message or the right heatmap.
 // (Not a test file itself: node --test only runs *.test.mjs here.)
 import assert from 'node:assert/strict';
+import { interpolateViridis } from 'd3-scale-chromatic';
 import { access, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
+import { labelOf } from '../../web/lib/heatmap.js';
+
+/** The figure's token cap (web/lib/core.js MAX_TOKENS): longer text is cut to its first MAX_TOKENS tokens. */
+export const MAX_TOKENS = 1024;
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const site = join(root, 'build', 'site');
@@ -126,57 +132,132 @@ export function elementCensus(page) {
 }
 
 /**
- * What a figure shows, inside `host` (a CSS selector of a widget, or null for the page): the message,
- * and every heatmap cell's row, column, weight and aria-label.
+ * In the page (pass to page.evaluate): every heatmap matching `selector` inside `host` (a CSS
+ * selector of a widget, or null for the document) as { T, rowStart, colStart, rows, cols, max,
+ * hideDiagonal, head, cells: [{ row, col, weight, rgb }], rowLabels, colLabels: [{ index, text, cls }],
+ * panel }. weight is what the canvas says it drew (canvas.attentionWeights); rgb is the colour of a
+ * pixel inside that cell, read back from the canvas (getImageData), so a test can check one against the other.
  */
-export function figureState(page, host) {
-  return page.evaluate((host) => {
-    const scope = host ? document.querySelector(host).shadowRoot : document;
-    const message = scope.getElementById('message');
-    const svg = scope.querySelector('svg.heatmap:not(.compact)');
+export function readHeatmaps({ host = null, selector }) {
+  const scope = host ? document.querySelector(host).shadowRoot : document;
+  return [...scope.querySelectorAll(selector)].map((el) => {
+    const canvas = el.querySelector('canvas.cells');
+    const w = canvas?.attentionWeights;
+    if (!w) return null;
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const edge = (k) => Math.round(k * w.cell * w.ratio);
+    const lo = w.gap >> 1, hi = w.gap - lo;
+    const cells = [];
+    for (let r = 0; r < w.rows; r++) {
+      for (let c = 0; c < w.cols; c++) {
+        // A pixel just inside the cell's corner (its centre may hold the printed value).
+        const x0 = edge(c) + lo, x1 = edge(c + 1) - hi, y0 = edge(r) + lo, y1 = edge(r + 1) - hi;
+        const x = x0 + Math.min(2, (x1 - x0) >> 1), y = y0 + Math.min(2, (y1 - y0) >> 1);
+        const p = (y * canvas.width + x) * 4;
+        cells.push({ row: w.rowStart + r, col: w.colStart + c, weight: w.data[r * w.cols + c], rgb: [pixels[p], pixels[p + 1], pixels[p + 2]] });
+      }
+    }
+    const labels = (cls) => [...el.querySelectorAll(`svg text.${cls}`)].map((t) => ({ index: Number(t.dataset.index), text: t.textContent, cls: t.getAttribute('class') }));
     return {
-      message: message && !message.hidden ? message.textContent.trim() : '',
-      cells: svg ? [...svg.querySelectorAll('.cell')].map((c) => ({
-        row: +c.dataset.row, col: +c.dataset.col, weight: Number(c.dataset.weight), label: c.getAttribute('aria-label') ?? '',
-      })) : [],
+      T: w.T, rowStart: w.rowStart, colStart: w.colStart, rows: w.rows, cols: w.cols, max: w.max, hideDiagonal: w.hideDiagonal,
+      head: el.dataset.head === undefined ? null : Number(el.dataset.head), ratio: w.ratio, cells,
+      rowLabels: labels('row-label'), colLabels: labels('col-label'),
+      panel: getComputedStyle(el).getPropertyValue('--af-panel').trim(),
     };
-  }, host);
+  });
 }
 
-/** Waits for the figure to settle after an input: a message shown, or a heatmap with cells. */
+const rgbOf = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+
+/**
+ * Every cell of a heatmap read by readHeatmaps is painted in the colour of the weight it claims:
+ * viridis(weight / max) (d3-scale-chromatic, in node) within 3 levels per channel (the page uses a
+ * 256-step table of the same scale), or the panel colour for a hidden diagonal.
+ */
+export function assertColours(map, where) {
+  for (const { row, col, weight, rgb } of map.cells) {
+    const want = map.hideDiagonal && row === col ? rgbOf(map.panel) : rgbOf(interpolateViridis(map.max > 0 ? weight / map.max : 0));
+    assert.ok(rgb.every((v, k) => Math.abs(v - want[k]) <= 3), `${where} (${row}, ${col}): pixel rgb(${rgb}) but weight ${weight} of ${map.max} is rgb(${want})`);
+  }
+}
+
+/** Every cell of a heatmap holds the reference weight (a T×T core Matrix), to `tolerance`. */
+export function assertWeights(map, weights, where, tolerance = 1e-6) {
+  const T = weights.rows;
+  assert.equal(map.T, T, `${where}: ${map.T} tokens, want ${T}`);
+  assert.equal(map.cells.length, map.rows * map.cols, `${where}: one cell per row and column of the window`);
+  assert.ok(map.rowStart >= 0 && map.rowStart + map.rows <= T && map.colStart >= 0 && map.colStart + map.cols <= T, `${where}: window inside the matrix`);
+  for (const { row, col, weight } of map.cells) {
+    const want = weights.data[row * T + col];
+    assert.ok(Math.abs(weight - want) <= tolerance, `${where} (${row}, ${col}): shown ${weight}, wasm ${want}`);
+  }
+}
+
+/** The window's labels are the reference tokens at those positions (as the page labels them). */
+export function assertLabels(map, tokens, where) {
+  assert.deepEqual(map.rowLabels.map((l) => l.index), Array.from({ length: map.rows }, (_, k) => map.rowStart + k), `${where}: row labels`);
+  assert.deepEqual(map.colLabels.map((l) => l.index), Array.from({ length: map.cols }, (_, k) => map.colStart + k), `${where}: column labels`);
+  for (const l of [...map.rowLabels, ...map.colLabels]) assert.equal(l.text, labelOf(tokens[l.index]), `${where}: label ${l.index}`);
+}
+
+/** What a figure shows, inside `host` (a CSS selector of a widget, or null for the page): its message and its main heatmap. */
+export async function figureState(page, host) {
+  const [message, maps] = await Promise.all([
+    page.evaluate((host) => {
+      const scope = host ? document.querySelector(host).shadowRoot : document;
+      const m = scope.getElementById('message');
+      return m && !m.hidden ? { text: m.textContent.trim(), kind: m.className } : { text: '', kind: '' };
+    }, host),
+    page.evaluate(readHeatmaps, { host, selector: '#heatmap > .heatmap:not(.compact)' }),
+  ]);
+  return { message: message.text, messageKind: message.kind, map: maps[0] ?? null };
+}
+
+/** Waits for the figure to settle after an input: a message shown, or a drawn heatmap. */
 export async function settled(page, host) {
   await page.waitForFunction((host) => {
     const scope = host ? document.querySelector(host)?.shadowRoot : document;
     if (!scope) return false;
     const message = scope.getElementById('message');
-    return (message && !message.hidden && message.textContent.trim()) || scope.querySelector('svg.heatmap .cell');
+    return (message && !message.hidden && message.textContent.trim()) || scope.querySelector('#heatmap canvas.cells')?.attentionWeights;
   }, host, { timeout: 10_000 });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  // Two frames: a redraw the figure deferred to the next frame (long input) has run.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
+}
+
+/** The core's embedding of what the figure draws of `text`: its first MAX_TOKENS tokens. { tokens, X, total } */
+export function embedShown({ core, vectors }, text) {
+  const all = core.tokenize(text);
+  const shown = all.length > MAX_TOKENS ? all.slice(0, MAX_TOKENS).join(' ') : text;
+  return { ...vectors.embed(shown, MAX_TOKENS), total: all.length };
 }
 
 /**
  * After `text` was entered, the figure shows either a readable message (when the core cannot embed
- * the text: no words, too many) or exactly the reference's tokens and weights.
+ * the text: no words) or exactly the reference's tokens and weights, in the right colours — with a
+ * note saying how many tokens it left out when the text is longer than MAX_TOKENS.
  */
-export function assertShows(state, text, { core, vectors }, { expect, temperature = 1, tolerance = 1e-6 } = {}) {
-  let ref;
+export function assertShows(state, text, ref, { expect, temperature = 1, tolerance = 1e-6 } = {}) {
+  const { core, vectors } = ref;
+  let shown;
   try {
     if (expect === 'message') throw new Error('nothing to draw');
-    const { tokens, X } = vectors.embed(text, 64);
-    ref = { tokens, weights: core.parameterFree(X, Math.sqrt(vectors.dim), { temperature }).weights };
+    shown = embedShown(ref, text);
   } catch (e) {
-    assert.equal(state.cells.length, 0, `no heatmap for an input the core refuses (${e.message})`);
+    assert.equal(state.map, null, `no heatmap for an input the core refuses (${e.message})`);
     assert.ok(state.message.length > 0, 'a message says why nothing is drawn');
     assert.doesNotMatch(state.message, /undefined|NaN|\[object|Something went wrong|internal error/i, state.message);
     return null;
   }
-  const T = ref.tokens.length;
-  assert.equal(state.message, '', 'no message beside a drawn figure');
-  assert.equal(state.cells.length, T * T, `${T}×${T} cells`);
-  for (const { row, col, weight, label } of state.cells) {
-    const want = ref.weights.data[row * T + col];
-    assert.ok(Math.abs(weight - want) <= tolerance, `(${row}, ${col}): shown ${weight}, wasm ${want}`);
-    assert.ok(label.startsWith(`${ref.tokens[row].text} → ${ref.tokens[col].text}: `), `cell label ${JSON.stringify(label.slice(0, 80))}`);
+  const weights = core.parameterFree(shown.X, Math.sqrt(vectors.dim), { temperature }).weights;
+  if (shown.total > MAX_TOKENS) {
+    assert.match(state.message, new RegExp(`That is ${shown.total.toLocaleString('en-US')} tokens; the figure shows the first 1,024\\.`), state.message);
+  } else {
+    assert.equal(state.message, '', 'no message beside a drawn figure');
   }
-  return ref;
+  assert.ok(state.map, 'a heatmap is drawn');
+  assertWeights(state.map, weights, 'heatmap', tolerance);
+  assertLabels(state.map, shown.tokens, 'heatmap');
+  assertColours(state.map, 'heatmap');
+  return { tokens: shown.tokens, weights };
 }

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openWatched, root, site, startSession } from './harness.mjs';
+import { assertColours, assertLabels, assertWeights, figureState, openWatched, root, startSession } from './harness.mjs';
 
 const DEFAULT = ['the', 'train', 'left', 'the', 'station', 'on', 'time'];
 const TOLERANCE = 1e-6;
@@ -19,25 +19,48 @@ before(async () => {
 
 after(() => session?.stop());
 
+/** Resolves once the page's heatmap canvas has drawn. */
+const drawn = (page) => page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+
 /** A fresh page on the site, its heatmap drawn; problems collects console errors, page errors and dialogs. */
-async function open() {
-  const { page, problems } = await openWatched(browser, url, { viewport: { width: 1280, height: 900 } });
-  await page.waitForSelector('svg.heatmap .cell', { timeout: 20_000 });
+async function open(viewport = { width: 1280, height: 900 }) {
+  const { page, problems } = await openWatched(browser, url, { viewport });
+  await drawn(page);
   return { page, problems };
 }
 
-/** What the page shows: row and column labels (markers stripped), and every cell. */
-const grid = (page) => page.evaluate(() => {
-  const strip = (t) => t.textContent.replace(/[?*]$/, '');
+/**
+ * What the page shows: the heatmap as its canvas reports it (weights, window, label nodes, each
+ * cell's pixel colour), the row and column labels (markers stripped), and the message.
+ */
+async function grid(page) {
+  const { map, message } = await figureState(page, null);
+  const strip = (l) => l.text.replace(/[?*]$/, '');
+  return { map, message, cells: map?.cells ?? [], rows: map?.rowLabels.map(strip) ?? [], cols: map?.colLabels.map(strip) ?? [] };
+}
+
+/** Where cell (row, col) of the page's heatmap is on screen (its centre, CSS px). */
+const cellCentre = (page, row, col) => page.evaluate(([row, col]) => {
+  const canvas = document.querySelector('#heatmap canvas.cells');
+  const w = canvas.attentionWeights, r = canvas.getBoundingClientRect();
+  return { x: r.left + (col - w.colStart + 0.5) * w.cell, y: r.top + (row - w.rowStart + 0.5) * w.cell };
+}, [row, col]);
+
+/** The grid's active cell as assistive technology sees it (aria-activedescendant), and the ring drawn on it. */
+const activeCell = (page) => page.evaluate(() => {
+  const grid = document.activeElement;
+  if (!grid?.classList.contains('hm-grid')) return null;
+  const cell = document.getElementById(grid.getAttribute('aria-activedescendant'));
+  const ring = grid.closest('.hm-plot').querySelector('.ring');
+  const canvas = grid.querySelector('canvas.cells'), w = canvas.attentionWeights;
+  const rr = ring.getBoundingClientRect(), cr = canvas.getBoundingClientRect();
   return {
-    rows: [...document.querySelectorAll('svg.heatmap [role=rowheader]')].map(strip),
-    cols: [...document.querySelectorAll('svg.heatmap [role=columnheader]')].map(strip),
-    cells: [...document.querySelectorAll('svg.heatmap .cell')].map((c) => ({
-      row: Number(c.getAttribute('data-row')),
-      col: Number(c.getAttribute('data-col')),
-      weight: c.getAttribute('data-weight'),
-    })),
-    message: document.getElementById('message').hidden ? '' : document.getElementById('message').textContent,
+    row: Number(cell.parentElement.getAttribute('aria-rowindex')) - 2,
+    col: Number(cell.getAttribute('aria-colindex')) - 2,
+    text: cell.textContent,
+    role: cell.getAttribute('role'),
+    ring: ring.getAttribute('visibility') === 'visible'
+      ? { row: w.rowStart + Math.floor((rr.top + rr.height / 2 - cr.top) / w.cell), col: w.colStart + Math.floor((rr.left + rr.width / 2 - cr.left) / w.cell) } : null,
   };
 });
 
@@ -47,21 +70,17 @@ function reference(text) {
   return { tokens, weights };
 }
 
+/** The page drew the whole T×T matrix of `text` with the wasm core's weights, labels and colours. */
 function assertMatchesWasm(shown, text) {
   const { tokens, weights } = reference(text);
   const T = tokens.length;
   assert.deepEqual(shown.rows, tokens.map((t) => t.text));
   assert.deepEqual(shown.cols, tokens.map((t) => t.text));
   assert.equal(shown.cells.length, T * T);
-  const seen = new Set();
-  for (const { row, col, weight } of shown.cells) {
-    assert.ok(row >= 0 && row < T && col >= 0 && col < T, `cell (${row}, ${col}) outside ${T}×${T}`);
-    seen.add(row * T + col);
-    assert.match(weight, /^\d/, `cell (${row}, ${col}) data-weight ${weight}`);
-    const want = weights.data[row * T + col];
-    assert.ok(Math.abs(Number(weight) - want) <= TOLERANCE, `cell (${row}, ${col}): page ${weight}, wasm ${want}`);
-  }
-  assert.equal(seen.size, T * T, 'every (row, col) appears once');
+  assert.equal(new Set(shown.cells.map((c) => c.row * T + c.col)).size, T * T, 'every (row, col) appears once');
+  assertWeights(shown.map, weights, 'page', TOLERANCE);
+  assertLabels(shown.map, tokens, 'page');
+  assertColours(shown.map, 'page');
 }
 
 test('default page shows the 7×7 heatmap of the default sentence, without errors', async () => {
@@ -75,7 +94,7 @@ test('default page shows the 7×7 heatmap of the default sentence, without error
     assertMatchesWasm(shown, DEFAULT.join(' '));
     // Rows sum to 1 and the weights are not all equal (the vectors do something).
     for (let r = 0; r < 7; r++) {
-      const sum = shown.cells.filter((c) => c.row === r).reduce((a, c) => a + Number(c.weight), 0);
+      const sum = shown.cells.filter((c) => c.row === r).reduce((a, c) => a + c.weight, 0);
       assert.ok(Math.abs(sum - 1) < 1e-5, `row ${r} sums to ${sum}`);
     }
     assert.ok(new Set(shown.cells.map((c) => c.weight)).size > 7, 'weights vary');
@@ -125,6 +144,8 @@ test('markup typed into the box is shown as text, never parsed', async () => {
     const text = '<img src=x onerror=alert(1)>';
     await page.fill('#sentence', text);
     await page.waitForTimeout(300); // give a stray <img> time to fire onerror
+    // The labels are SVG text nodes holding the typed characters as text.
+    assert.equal(await page.evaluate(() => document.querySelector('#heatmap svg text.row-label').firstChild.nodeType), 3);
     const shown = await grid(page);
     assert.deepEqual(shown.rows, core.tokenize(text));
     assert.ok(shown.rows.includes('<') && shown.rows.includes('img') && shown.rows.includes('onerror'));
@@ -150,12 +171,17 @@ test('empty, too long and unknown input give readable messages and markers', asy
     assert.equal(shown.cells.length, 9);
     assert.equal(shown.message, '');
 
+    // Past 1,024 tokens the figure draws the first 1,024 and says so.
     const words = Array.from({ length: 2000 }, (_, i) => DEFAULT[i % DEFAULT.length]).join(' ');
     await page.fill('#sentence', words);
+    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights.T === 1024);
     shown = await grid(page);
-    assert.equal(shown.cells.length, 0);
-    assert.match(shown.message, /2,000 tokens/);
-    assert.match(shown.message, /at most 64/);
+    assert.equal(shown.message, 'That is 2,000 tokens; the figure shows the first 1,024.');
+    assert.equal(shown.map.T, 1024);
+    const first = core.tokenize(words).slice(0, 1024).join(' ');
+    const long = vectors.embed(first, 1024);
+    assertWeights(shown.map, core.parameterFree(long.X, Math.sqrt(vectors.dim), { temperature: 1 }).weights, '1,024 tokens');
+    assertLabels(shown.map, long.tokens, '1,024 tokens');
 
     await page.fill('#sentence', DEFAULT.join(' '));
     shown = await grid(page);
@@ -167,14 +193,13 @@ test('empty, too long and unknown input give readable messages and markers', asy
     shown = await grid(page);
     assert.deepEqual(shown.rows, ['the', 'qwzxv', 'left']);
     assertMatchesWasm(shown, text);
-    const label = page.locator('svg.heatmap [role=rowheader]').nth(1);
-    assert.equal(await label.textContent(), 'qwzxv?');
-    assert.match(await label.getAttribute('class'), /\bunknown\b/);
-    assert.equal(await page.locator('svg.heatmap [role=rowheader].unknown').count(), 1);
+    assert.equal(shown.map.rowLabels[1].text, 'qwzxv?');
+    assert.match(shown.map.rowLabels[1].cls, /\bunknown\b/);
+    assert.equal(shown.map.rowLabels.filter((l) => /\bunknown\b/.test(l.cls)).length, 1);
     assert.match(await page.textContent('#notes'), /‘qwzxv’ is not in the vocabulary: it uses a zero vector/);
     // A zero vector scores 0 against every key, so its row is uniform.
     for (const c of shown.cells.filter((c) => c.row === 1)) {
-      assert.ok(Math.abs(Number(c.weight) - 1 / 3) < 1e-6, `qwzxv → ${c.col}: ${c.weight}`);
+      assert.ok(Math.abs(c.weight - 1 / 3) < 1e-6, `qwzxv → ${c.col}: ${c.weight}`);
     }
     assert.deepEqual(problems, []);
   } finally {
@@ -182,44 +207,95 @@ test('empty, too long and unknown input give readable messages and markers', asy
   }
 });
 
-test('keyboard: tabbing into the grid and arrow keys show the focused weight', async () => {
+test('keyboard: one tab stop, arrow keys move the active cell; its weight is announced and shown; hover and tap too', async () => {
   const { page, problems } = await open();
   try {
     const readout = () => page.textContent('#readout');
-    const focused = () => page.evaluate(() => {
-      const a = document.activeElement;
-      return a?.classList.contains('cell')
-        ? { row: +a.dataset.row, col: +a.dataset.col, weight: a.dataset.weight } : null;
-    });
+    const ref = reference(DEFAULT.join(' ')).weights;
+    const weight = (r, c) => ref.data[r * 7 + c].toFixed(4);
     // The last control before the figure is the heatmap options' "softmax along" select.
     await page.focus('#norm');
     await page.keyboard.press('Tab');
-    let cell = await focused();
-    assert.deepEqual({ row: cell?.row, col: cell?.col }, { row: 0, col: 0 });
-    assert.ok((await readout()).includes(`the → the: ${Number(cell.weight).toFixed(4)}`), await readout());
+    let cell = await activeCell(page);
+    assert.ok(cell, 'Tab lands on the heatmap grid');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('role')), 'grid');
+    assert.deepEqual({ row: cell.row, col: cell.col, ring: cell.ring }, { row: 0, col: 0, ring: { row: 0, col: 0 } });
+    assert.equal(cell.role, 'gridcell');
+    assert.equal(cell.text, `the → the: ${weight(0, 0)}`);
+    assert.ok((await readout()).includes(`the → the: ${weight(0, 0)}`), await readout());
 
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowDown');
-    cell = await focused();
-    assert.deepEqual({ row: cell.row, col: cell.col }, { row: 1, col: 1 });
-    assert.ok((await readout()).includes(`train → train: ${Number(cell.weight).toFixed(4)}`), await readout());
+    cell = await activeCell(page);
+    assert.deepEqual({ row: cell.row, col: cell.col, ring: cell.ring }, { row: 1, col: 1, ring: { row: 1, col: 1 } });
+    assert.equal(cell.text, `train → train: ${weight(1, 1)}`);
+    assert.ok((await readout()).includes(`train → train: ${weight(1, 1)}`), await readout());
 
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowRight');
-    cell = await focused();
-    assert.deepEqual({ row: cell.row, col: cell.col }, { row: 1, col: 4 });
-    const want = reference(DEFAULT.join(' ')).weights.data[1 * 7 + 4];
-    assert.ok((await readout()).includes(`train → station: ${want.toFixed(4)}`), await readout());
-    // Only one cell is in the tab order (roving tabindex).
-    assert.equal(await page.locator('svg.heatmap .cell[tabindex="0"]').count(), 1);
+    cell = await activeCell(page);
+    assert.deepEqual({ row: cell.row, col: cell.col, ring: cell.ring }, { row: 1, col: 4, ring: { row: 1, col: 4 } });
+    assert.ok((await readout()).includes(`train → station: ${weight(1, 4)}`), await readout());
+    // The row of the active cell is the selected word.
+    assert.equal(await page.inputValue('#word'), '1');
+    // End and Home: last and first key; past the edge the cell stays put.
+    await page.keyboard.press('End');
+    assert.deepEqual(await activeCell(page).then((c) => [c.row, c.col]), [1, 6]);
+    await page.keyboard.press('ArrowRight');
+    assert.deepEqual(await activeCell(page).then((c) => [c.row, c.col]), [1, 6]);
+    await page.keyboard.press('Control+Home');
+    assert.deepEqual(await activeCell(page).then((c) => [c.row, c.col]), [0, 0]);
+    // One tab stop for the whole grid: the next Tab leaves it (for the table disclosure below).
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement.tagName), 'SUMMARY');
+    assert.equal(await page.evaluate(() => [...document.querySelectorAll('#heatmap [tabindex="0"]')].filter((n) => n.checkVisibility()).length), 1);
 
-    // Hovering shows a cell too.
-    await page.hover('svg.heatmap .cell[data-row="6"][data-col="2"]');
-    assert.match(await readout(), /^time → left: \d\.\d{4}/);
+    // Hovering shows a cell too (and moves the ring there).
+    const at = await cellCentre(page, 6, 2);
+    await page.mouse.move(at.x, at.y);
+    assert.match(await readout(), new RegExp(`^time → left: ${weight(6, 2)}`));
+    // A click selects it: its row becomes the chosen word.
+    await page.mouse.down();
+    await page.mouse.up();
+    cell = await activeCell(page);
+    assert.deepEqual([cell.row, cell.col], [6, 2]);
+    assert.equal(await page.inputValue('#word'), '6');
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
+  }
+});
+
+test('phone width with touch: the heatmap fits, a tap reads a cell', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+  try {
+    await page.goto(url);
+    await drawn(page);
+    const fit = await page.evaluate(() => ({
+      plot: document.querySelector('#heatmap .hm-plot').getBoundingClientRect().right,
+      view: document.getElementById('heatmap').getBoundingClientRect().right,
+      scroll: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    }));
+    assert.ok(fit.plot <= fit.view + 1, `heatmap ${fit.plot}px within its ${fit.view}px box`);
+    assert.ok(fit.scroll <= 1, `the page scrolls sideways by ${fit.scroll}px`);
+    // Canvas pixels follow the device pixel ratio (crisp), and still hold the right colours.
+    const { map } = await figureState(page, null);
+    assert.equal(map.ratio, 2);
+    assertColours(map, 'phone heatmap');
+    await page.locator('#heatmap canvas.cells').scrollIntoViewIfNeeded();
+    const at = await cellCentre(page, 4, 1);
+    await page.touchscreen.tap(at.x, at.y);
+    const ref = reference(DEFAULT.join(' ')).weights;
+    assert.match(await page.textContent('#readout'), new RegExp(`^station → train: ${ref.data[4 * 7 + 1].toFixed(4)}`));
+    assert.equal(await page.inputValue('#word'), '4');
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
   }
 });
 
@@ -233,7 +309,7 @@ test('a vectors file that fails to load gives a readable message', async () => {
     const message = page.locator('#message');
     await message.waitFor({ state: 'visible', timeout: 20_000 });
     assert.match(await message.textContent(), /Could not load .*vectors\.bin: HTTP 404/);
-    assert.equal(await page.locator('svg.heatmap .cell').count(), 0);
+    assert.equal(await page.locator('#heatmap canvas').count(), 0);
     // The page itself stays usable: typing does not throw.
     await page.fill('#sentence', 'the train');
     assert.deepEqual(pageErrors, []);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { root, site, startSession } from './harness.mjs';
+import { assertColours, assertLabels, assertWeights, readHeatmaps, root, site, startSession } from './harness.mjs';
 import { multiHeadWeights } from '../../web/lib/rng.js';
 
 const TOLERANCE = 1e-6;
@@ -32,15 +32,14 @@ function multi(text, { heads = 4, seed = 1, temperature = 1, mask = 'none' } = {
 }
 const near = (a, b, where) => assert.ok(Math.abs(Number(a) - b) <= TOLERANCE, `${where}: shown ${a}, wasm ${b}`);
 
-function assertCells(cells, weights, where) {
+/** A heatmap (read by readHeatmaps) drew the whole T×T matrix `weights`, each cell in its weight's colour. */
+function assertCells(map, weights, where) {
   const T = weights.rows;
-  assert.equal(cells.length, T * T, `${where}: ${cells.length} cells, want ${T}×${T}`);
-  const seen = new Set();
-  for (const { row, col, weight } of cells) {
-    seen.add(row * T + col);
-    near(weight, weights.data[row * T + col], `${where} (${row}, ${col})`);
-  }
-  assert.equal(seen.size, T * T, `${where}: every cell once`);
+  assert.ok(map, `${where}: no heatmap`);
+  assert.equal(map.cells.length, T * T, `${where}: ${map.cells.length} cells, want ${T}×${T}`);
+  assert.equal(new Set(map.cells.map((c) => c.row * T + c.col)).size, T * T, `${where}: every cell once`);
+  assertWeights(map, weights, where, TOLERANCE);
+  assertColours(map, where);
 }
 
 // ---- browser helpers ------------------------------------------------------------------------------
@@ -63,21 +62,32 @@ async function open(path, { width = 1100, height = 900, colorScheme = 'light' } 
 /** Waits until every <attention-figure> on the page shows a drawn view. */
 const widgetsDrawn = (page) => page.waitForFunction(() => {
   const all = [...document.querySelectorAll('attention-figure')];
-  return all.length > 0 && all.every((w) => w.shadowRoot?.querySelector('#plot:not([hidden]) #heatmap svg'));
+  return all.length > 0 && all.every((w) => {
+    const view = w.shadowRoot?.querySelector('#plot:not([hidden]) #heatmap');
+    return view && (view.querySelector('canvas.cells')?.attentionWeights || view.querySelector('canvas.links')?.attentionLines || view.querySelector('svg.steps'));
+  });
 }, null, { timeout: 20_000 });
 
-/** What a widget (by id) or, with id null, the page shows. */
-const shown = (page, id) => page.evaluate((id) => {
+/**
+ * What a widget (by id) or, with id null, the page shows: the view, the heatmap and head maps as
+ * their canvases report them (readHeatmaps: weights, labels, pixel colours), the lines canvas's
+ * window of weights (canvas.attentionLines), the steps table, the message.
+ */
+const shown = async (page, id) => {
+  const host = id ? `#${id}` : null;
+  const maps = (await page.evaluate(readHeatmaps, { host, selector: '#heatmap > .heatmap' })).filter(Boolean);
+  const rest = await page.evaluate(showing, id);
+  const map = maps.find((m) => m.head === null) ?? null;
+  return { ...rest, map, rows: map ? map.rowLabels.map((l) => l.text.replace(/[?*]$/, '')) : [], heads: maps.filter((m) => m.head !== null) };
+};
+const showing = (id) => {
   const root = id ? document.getElementById(id).shadowRoot : document;
-  const cells = (scope) => [...scope.querySelectorAll('.cell')].map((c) => ({ row: +c.dataset.row, col: +c.dataset.col, weight: c.dataset.weight }));
   const view = root.getElementById('heatmap');
   const message = root.getElementById('message');
+  const lines = view.querySelector('canvas.links')?.attentionLines;
   return {
     view: view.dataset.view,
-    rows: [...view.querySelectorAll('svg.heatmap:not(.compact) [role=rowheader]')].map((t) => t.textContent.replace(/[?*]$/, '')),
-    cells: cells(view.querySelector('svg.heatmap:not(.compact)') ?? document.createElement('div')),
-    heads: [...view.querySelectorAll('svg.compact')].map((s) => ({ head: +s.dataset.head, cells: cells(s) })),
-    links: [...view.querySelectorAll('svg.lines .link')].map((l) => ({ row: +l.dataset.row, col: +l.dataset.col, weight: l.dataset.weight, on: l.classList.contains('on') })),
+    lines: lines && { ...lines, data: Array.from(lines.data) },
     steps: view.querySelector('svg.steps') && {
       query: +view.querySelector('svg.steps').dataset.query,
       rows: [...view.querySelectorAll('.steps-row')].map((r) => ['score', 'scaled', 'weight'].map((k) => r.querySelector(`.${k}`).dataset.value)),
@@ -85,7 +95,7 @@ const shown = (page, id) => page.evaluate((id) => {
     },
     message: message.hidden ? '' : message.textContent,
   };
-}, id);
+};
 
 function assertSteps(steps, ref, query) {
   const T = ref.weights.rows;
@@ -102,12 +112,21 @@ function assertSteps(steps, ref, query) {
   steps.output.forEach((v, c) => near(v, ref.output.data[query * d + c], `output[${c}]`));
 }
 
-function assertLinks(links, weights, where) {
+/** The lines canvas drew the window of `weights` it reports: one line per non-zero weight in it. */
+function assertLinks(lines, weights, where) {
   const T = weights.rows;
-  const positive = [];
-  for (let i = 0; i < T * T; i++) if (weights.data[i] > 0) positive.push(i);
-  assert.equal(links.length, positive.length, `${where}: one line per non-zero weight`);
-  for (const l of links) near(l.weight, weights.data[l.row * T + l.col], `${where} line ${l.row}→${l.col}`);
+  assert.ok(lines, `${where}: no lines canvas`);
+  assert.equal(lines.T, T);
+  const { start, rows } = lines;
+  let positive = 0;
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < rows; c++) {
+      const want = weights.data[(start + r) * T + start + c];
+      if (want > 0) positive++;
+      near(lines.data[r * rows + c], want, `${where} line ${start + r}→${start + c}`);
+    }
+  }
+  assert.equal(lines.drawn, positive, `${where}: one line per non-zero weight`);
 }
 
 // ---- tests ----------------------------------------------------------------------------------------
@@ -118,22 +137,23 @@ test('examples page, strict CSP: three widgets draw the core\'s numbers from one
     const a = await shown(page, 'fig-heatmap');
     assert.equal(a.view, 'heatmap');
     assert.deepEqual(a.rows, ['the', 'train', 'left', 'the', 'station', 'on', 'time']);
-    assertCells(a.cells, single('the train left the station on time').steps.weights, 'heatmap');
+    assertCells(a.map, single('the train left the station on time').steps.weights, 'heatmap');
 
     const b = await shown(page, 'fig-lines');
     assert.equal(b.view, 'lines');
     const refB = single('he cashed a check at the bank', { temperature: 0.5, mask: 'causal' }).steps.weights;
-    assertLinks(b.links, refB, 'lines');
-    assert.ok(b.links.every((l) => l.col <= l.row), 'causal: no line to a later word');
-    assert.equal(b.links.length, (7 * 8) / 2);
+    assertLinks(b.lines, refB, 'lines');
+    assert.ok(b.lines.data.every((w, k) => w === 0 || k % 7 <= Math.floor(k / 7)), 'causal: no line to a later word');
+    assert.equal(b.lines.drawn, (7 * 8) / 2);
 
     const c = await shown(page, 'fig-heads');
     assert.equal(c.view, 'heads');
     const refC = multi('the bank of the river flooded', { heads: 4 });
     assert.deepEqual(c.heads.map((h) => h.head), [0, 1, 2, 3]);
-    c.heads.forEach((h, k) => assertCells(h.cells, refC.heads[k].weights, `head ${k + 1}`));
+    c.heads.forEach((h, k) => assertCells(h, refC.heads[k].weights, `head ${k + 1}`));
     // The heads differ from each other and from uniform: the seeded projections do something.
     assert.notEqual(c.heads[0].cells[0].weight, c.heads[1].cells[0].weight);
+    assertLabels(c.heads[0], refC.tokens, 'head 1');
 
     assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, 'one wasm fetch for three widgets');
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, 'one vectors fetch for three widgets');
@@ -159,22 +179,22 @@ test('a widget reacts to each attribute changing', async () => {
     await set('sentence', text);
     let s = await shown(page, 'fig-heatmap');
     assert.deepEqual(s.rows, ['he', 'cashed', 'a', 'check', 'at', 'the', 'bank']);
-    assertCells(s.cells, single(text).steps.weights, 'sentence');
+    assertCells(s.map, single(text).steps.weights, 'sentence');
 
     await set('temperature', '0.3');
     s = await shown(page, 'fig-heatmap');
-    assertCells(s.cells, single(text, { temperature: 0.3 }).steps.weights, 'temperature 0.3');
+    assertCells(s.map, single(text, { temperature: 0.3 }).steps.weights, 'temperature 0.3');
 
     await set('mask', 'causal');
     s = await shown(page, 'fig-heatmap');
     const causal = single(text, { temperature: 0.3, mask: 'causal' }).steps;
-    assertCells(s.cells, causal.weights, 'causal');
-    assert.ok(s.cells.filter((c) => c.col > c.row).every((c) => Number(c.weight) === 0), 'upper triangle is 0');
+    assertCells(s.map, causal.weights, 'causal');
+    assert.ok(s.map.cells.filter((c) => c.col > c.row).every((c) => c.weight === 0), 'upper triangle is 0');
 
     await set('view', 'lines');
     s = await shown(page, 'fig-heatmap');
     assert.equal(s.view, 'lines');
-    assertLinks(s.links, causal.weights, 'lines');
+    assertLinks(s.lines, causal.weights, 'lines');
 
     await set('word', '3');
     await set('view', 'steps');
@@ -186,7 +206,7 @@ test('a widget reacts to each attribute changing', async () => {
     s = await shown(page, 'fig-heatmap');
     const ref = multi(text, { heads: 2, temperature: 0.3, mask: 'causal' });
     assert.equal(s.heads.length, 2);
-    s.heads.forEach((h, k) => assertCells(h.cells, ref.heads[k].weights, `head ${k + 1}`));
+    s.heads.forEach((h, k) => assertCells(h, ref.heads[k].weights, `head ${k + 1}`));
 
     const bg = () => page.evaluate(() => getComputedStyle(document.getElementById('fig-heatmap').shadowRoot.querySelector('.af')).backgroundColor);
     assert.equal(await bg(), 'rgb(255, 255, 255)');
@@ -220,15 +240,17 @@ test('the article\'s CSS stays out of the widgets, the widgets\' out of the arti
       const info = await page.evaluate(() => {
         const w = document.getElementById('fig-heatmap');
         const r = w.shadowRoot;
-        const label = r.querySelector('svg.heatmap [role=rowheader]');
+        const label = r.querySelector('.heatmap svg text.row-label');
         const button = r.querySelector('.toolbar button') ?? document.getElementById('fig-heads').shadowRoot.querySelector('.toolbar button');
         const article = document.querySelector('article');
         const cs = getComputedStyle(article);
         return {
           labelFill: getComputedStyle(label).fill,
           labelSize: getComputedStyle(label).fontSize,
-          cellDisplay: getComputedStyle(r.querySelector('.cell')).display,
-          svgBorder: getComputedStyle(r.querySelector('svg.heatmap')).borderTopStyle,
+          cellDisplay: getComputedStyle(r.querySelector('canvas.cells')).display,
+          svgBorder: getComputedStyle(r.querySelector('.heatmap svg')).borderTopStyle,
+          plotRight: r.querySelector('.heatmap .hm-plot').getBoundingClientRect().right,
+          viewRight: r.getElementById('heatmap').getBoundingClientRect().right,
           buttonTransform: getComputedStyle(document.getElementById('fig-heads').shadowRoot.querySelector('.toolbar button')).textTransform,
           inputFont: getComputedStyle(r.querySelector('#sentence')).fontFamily,
           paragraphFont: getComputedStyle(document.querySelector('article p')).fontFamily,
@@ -251,6 +273,7 @@ test('the article\'s CSS stays out of the widgets, the widgets\' out of the arti
       assert.deepEqual([info.documentSheets, info.adopted, info.styleElements], [1, 0, 0]);
       for (const w of info.widgets) assert.ok(Math.abs(w - info.content) <= 1, `widget ${w}px in a ${info.content}px column`);
       assert.ok(info.scrollWidth <= info.innerWidth, `page scrolls sideways at ${width}px: ${info.scrollWidth}`);
+      assert.ok(info.plotRight <= info.viewRight + 1, `the heatmap fits its box at ${width}px: ${info.plotRight} > ${info.viewRight}`);
       assert.deepEqual(problems, []);
     } finally {
       await page.close();
@@ -267,7 +290,7 @@ test('dark example page: widgets draw in the dark theme', async () => {
       return [getComputedStyle(af).backgroundColor, getComputedStyle(w.shadowRoot.querySelector('#readout')).color];
     }));
     assert.deepEqual(colours, Array(3).fill(['rgb(23, 25, 30)', 'rgb(231, 233, 238)']));
-    assertCells((await shown(page, 'fig-heatmap')).cells, single('the train left the station on time').steps.weights, 'dark heatmap');
+    assertCells((await shown(page, 'fig-heatmap')).map, single('the train left the station on time').steps.weights, 'dark heatmap');
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -324,16 +347,16 @@ test('share / embed: the link and iframe URL reproduce the widget\'s state on th
 
     // On the page, changing something rewrites the URL, and the rewritten URL reproduces it.
     await p.selectOption('#view', 'heads');
-    await p.waitForSelector('svg.compact');
+    await p.waitForFunction(() => document.querySelector('.heatmap.compact canvas.cells')?.attentionWeights);
     const now = new URL(p.url());
     assert.equal(now.searchParams.get('view'), 'heads');
     assert.equal(now.searchParams.get('embed'), '1');
     const refHeads = multi(text, { heads: 3, temperature: 0.7, mask: 'causal' });
     const s = await shown(p, null);
     assert.equal(s.heads.length, 3);
-    s.heads.forEach((h, k) => assertCells(h.cells, refHeads.heads[k].weights, `page head ${k + 1}`));
+    s.heads.forEach((h, k) => assertCells(h, refHeads.heads[k].weights, `page head ${k + 1}`));
     await p.reload();
-    await p.waitForSelector('svg.compact', { timeout: 20_000 });
+    await p.waitForFunction(() => document.querySelector('.heatmap.compact canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
     const s2 = await shown(p, null);
     assert.deepEqual(s2.heads, s.heads);
     assert.deepEqual(full.problems, []);
@@ -348,14 +371,27 @@ test('the page reads view and selected word from the URL (lines isolate the word
   const text = 'the train left the station on time';
   const { page, problems } = await open(`index.html?sentence=${encodeURIComponent(text)}&view=lines&word=4`);
   try {
-    await page.waitForSelector('svg.lines .link', { state: 'attached', timeout: 20_000 });
+    await page.waitForFunction(() => document.querySelector('canvas.links')?.attentionLines, null, { timeout: 20_000 });
     const s = await shown(page, null);
     const ref = single(text).steps.weights;
-    assertLinks(s.links, ref, 'page lines');
-    const on = s.links.filter((l) => l.on);
-    assert.equal(on.length, 7);
-    assert.ok(on.every((l) => l.row === 4), 'only station\'s lines are kept');
+    assertLinks(s.lines, ref, 'page lines');
+    assert.deepEqual(s.lines.isolated, { side: 'query', index: 4 }, 'only station\'s lines are kept');
     assert.match(await page.textContent('#readout'), /^station → station \d\.\d{4}/);
+    // The canvas shows it: where the lines reach the keys, the ink at each key follows station's weight to it.
+    const ink = await page.evaluate(() => {
+      const canvas = document.querySelector('canvas.links'), l = canvas.attentionLines;
+      const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      const x = Math.floor((l.width - 1.5) * l.ratio);
+      return Array.from({ length: l.rows }, (_, c) => {
+        const y = Math.round((c + 0.5) * l.rowHeight * l.ratio);
+        return Math.max(px[((y - 1) * canvas.width + x) * 4 + 3], px[(y * canvas.width + x) * 4 + 3]);
+      });
+    });
+    const row = Array.from(ref.data.subarray(4 * 7, 5 * 7));
+    const argmax = (xs) => xs.indexOf(Math.max(...xs));
+    const argmin = (xs) => xs.indexOf(Math.min(...xs));
+    assert.equal(argmax(ink), argmax(row), `most ink ${ink} where the weight is largest ${row}`);
+    assert.ok(ink[argmax(row)] > ink[argmin(row)] + 40, `ink ${ink} follows the weights ${row}`);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -384,32 +420,34 @@ test('export: SVG, PNG and JSON of what the widget shows (under the strict CSP)'
     const want = ref.heads.flatMap((h) => Array.from(h.weights.data));
     weights.forEach((v, i) => near(v, want[i], `svg weight ${i}`));
     assert.equal((text.match(/<svg /g) ?? []).length, 1 + 4 + 1, 'wrapper + 4 heads + legend');
-    // Colours are written in: the first cell's fill is an explicit rgb().
-    assert.match(text, /<rect(?=[^>]*data-row="0")(?=[^>]*fill="rgb\()/);
+    // Colours are written in: the first cell's fill is an explicit colour.
+    assert.match(text, /<rect(?=[^>]*data-row="0")(?=[^>]*fill="#[0-9a-f]{6}")/);
 
     const png = await fetchDownload('.pngButton');
     assert.match(png.name, /\.png$/);
     assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     const pngW = png.bytes.readUInt32BE(16), pngH = png.bytes.readUInt32BE(20);
-    // The PNG is painted, not blank: sample it where head 2's cell (3, 4) is, at 1×, and compare colours.
+    // The PNG is painted, not blank: sample it where head 2's cell (3, 4) is, at 1×, and compare with
+    // that cell's pixels on screen.
     const check = await page.evaluate(async () => {
       const el = document.getElementById('fig-heads');
       const svgs = [...el.shadowRoot.querySelectorAll('#plot svg')];
       const left = Math.min(...svgs.map((s) => s.getBoundingClientRect().left));
       const top = Math.min(...svgs.map((s) => s.getBoundingClientRect().top));
       const width = Math.max(...svgs.map((s) => s.getBoundingClientRect().right)) - left;
-      const cell = el.shadowRoot.querySelector('svg[data-head="1"] .cell[data-row="3"][data-col="4"]');
-      const r = cell.getBoundingClientRect();
+      const cells = el.shadowRoot.querySelector('.heatmap[data-head="1"] canvas.cells');
+      const w = cells.attentionWeights, r = cells.getBoundingClientRect();
+      const x = (4 - w.colStart + 0.5) * w.cell, y = (3 - w.rowStart + 0.5) * w.cell;
+      const screen = cells.getContext('2d').getImageData(Math.floor(x * w.ratio), Math.floor(y * w.ratio), 1, 1).data;
       const bmp = await createImageBitmap(await el.exportPNG(1));
       const canvas = new OffscreenCanvas(bmp.width, bmp.height);
       const ctx = canvas.getContext('2d');
       ctx.drawImage(bmp, 0, 0);
-      const [red, green, blue] = ctx.getImageData(Math.round(r.left + r.width / 2 - left), Math.round(r.top + r.height / 2 - top), 1, 1).data;
+      const [red, green, blue] = ctx.getImageData(Math.round(r.left + x - left), Math.round(r.top + y - top), 1, 1).data;
       const bg = ctx.getImageData(1, 1, 1, 1).data;
-      return { px: [red, green, blue], fill: getComputedStyle(cell).fill, bg: [...bg.slice(0, 3)], width, bmpWidth: bmp.width };
+      return { px: [red, green, blue], screen: [...screen.slice(0, 3)], bg: [...bg.slice(0, 3)], width, bmpWidth: bmp.width };
     });
-    const rgb = check.fill.match(/\d+/g).map(Number);
-    check.px.forEach((v, i) => assert.ok(Math.abs(v - rgb[i]) <= 3, `PNG pixel ${check.px} vs cell fill ${check.fill}`));
+    check.px.forEach((v, i) => assert.ok(Math.abs(v - check.screen[i]) <= 3, `PNG pixel ${check.px} vs the cell on screen ${check.screen}`));
     assert.deepEqual(check.bg, [255, 255, 255]);
     assert.ok(Math.abs(check.bmpWidth - Math.ceil(check.width)) <= 1);
     assert.ok(Math.abs(pngW - 2 * check.bmpWidth) <= 2 && pngH > 100, `PNG ${pngW}×${pngH} at 2×`);
@@ -460,20 +498,20 @@ test('import: a model\'s attention (layers × heads × T × T) draws in heatmap,
     let s = await shown(page, 'fig-heads');
     assert.equal(s.message, '');
     assert.equal(s.heads.length, 3);
-    s.heads.forEach((h, k) => assertCells(h.cells, layers[0].heads[k].weights, `imported layer 1 head ${k + 1}`));
+    s.heads.forEach((h, k) => assertCells(h, layers[0].heads[k].weights, `imported layer 1 head ${k + 1}`));
     assert.match(await w.locator('.imported').textContent(), /Imported: 2 layers × 3 heads, 6 tokens/);
     await w.locator('#layer').selectOption({ value: '1' });
     s = await shown(page, 'fig-heads');
-    s.heads.forEach((h, k) => assertCells(h.cells, layers[1].heads[k].weights, `imported layer 2 head ${k + 1}`));
+    s.heads.forEach((h, k) => assertCells(h, layers[1].heads[k].weights, `imported layer 2 head ${k + 1}`));
 
     await w.locator('#view').selectOption('heatmap');
     await w.locator('#head').selectOption({ value: '2' });
     s = await shown(page, 'fig-heads');
     assert.deepEqual(s.rows, hf.tokens, 'tokens shown as text');
-    assertCells(s.cells, layers[1].heads[2].weights, 'imported heatmap');
+    assertCells(s.map, layers[1].heads[2].weights, 'imported heatmap');
     assert.equal(await page.evaluate(() => document.getElementById('fig-heads').shadowRoot.querySelectorAll('b').length), 0);
     await w.locator('#view').selectOption('lines');
-    assertLinks((await shown(page, 'fig-heads')).links, layers[1].heads[2].weights, 'imported lines');
+    assertLinks((await shown(page, 'fig-heads')).lines, layers[1].heads[2].weights, 'imported lines');
     assert.equal(await w.locator('#view option[value=steps]').isDisabled(), true);
     assert.equal(await w.locator('#sentence').isDisabled(), true);
 
@@ -497,7 +535,7 @@ test('import: a model\'s attention (layers × heads × T × T) draws in heatmap,
     await w.locator('.clear-import').click();
     await w.locator('#view').selectOption('heatmap');
     s = await shown(page, 'fig-heads');
-    assertCells(s.cells, single('the bank of the river flooded').steps.weights, 'back to vectors');
+    assertCells(s.map, single('the bank of the river flooded').steps.weights, 'back to vectors');
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -524,7 +562,7 @@ test('a widget with src= draws a JSON file of attention without fetching the wor
     });
     await widgetsDrawn(page);
     const s = await shown(page, 'fig-src');
-    s.heads.forEach((h, k) => assertCells(h.cells, ref.heads[k].weights, `src head ${k + 1}`));
+    s.heads.forEach((h, k) => assertCells(h, ref.heads[k].weights, `src head ${k + 1}`));
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, 'no second vectors fetch');
     // A missing file is reported.
     await page.evaluate(() => document.getElementById('fig-src').setAttribute('src', 'missing.json'));
@@ -548,7 +586,7 @@ test('works under a header CSP without \'unsafe-inline\' styles too (constructed
     await page.goto(`${url}examples/strict.html`);
     await widgetsDrawn(page);
     assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('fig-heads').shadowRoot.querySelector('.af')).borderTopStyle), 'solid', 'styles applied');
-    assertCells((await shown(page, 'fig-heatmap')).cells, single('the train left the station on time').steps.weights, 'strict heatmap');
+    assertCells((await shown(page, 'fig-heatmap')).map, single('the train left the station on time').steps.weights, 'strict heatmap');
     for (const button of ['.svgButton', '.pngButton', '.jsonButton']) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`#fig-heads ${button}`).click()]);
       assert.ok((await readFile(await download.path())).length > 100, button);

@@ -5,7 +5,9 @@ import { loadAttention } from 'attention-core';
 import { multiHeadWeights } from './rng.js';
 
 export { AttentionError } from 'attention-core';
-export const MAX_TOKENS = 64;
+// The figure draws up to this many tokens (a T×T matrix of float32s: 4 MiB at 1,024, a few copies of
+// it per recompute); longer text is cut to its first MAX_TOKENS tokens, and the figure says so.
+export const MAX_TOKENS = 1024;
 
 let corePromise = null;
 let vectorsPromise = null;
@@ -56,7 +58,7 @@ function weightsFor(dim, heads, seed) {
  * seeded Xavier weights. Throws AttentionError for the core's complaints.
  */
 export function computeSentence(core, vectors, { sentence, temperature, mask, heads, seed, view, scale = 'sqrt', norm = 'rows' }) {
-  const embedding = vectors.embed(sentence, MAX_TOKENS);
+  const { embedding, total } = embedPrefix(core, vectors, sentence, MAX_TOKENS);
   const options = { temperature, causal: mask === 'causal' };
   const single = core.parameterFree(embedding.X, scale === 'none' ? 1 : Math.sqrt(vectors.dim), options);
   const model = {
@@ -69,6 +71,8 @@ export function computeSentence(core, vectors, { sentence, temperature, mask, he
     scale,
     // The same scaled scores, softmaxed down each column instead of along each row (by the core).
     columns: norm === 'columns' ? core.softmax(single.scaled, { axis: 'columns' }) : null,
+    // How many tokens the whole text has, when it had more than were embedded (else null).
+    tokenTotal: total,
   };
   if (view === 'heads') {
     const w = weightsFor(vectors.dim, heads, seed);
@@ -77,6 +81,22 @@ export function computeSentence(core, vectors, { sentence, temperature, mask, he
     model.dk = w.dk;
   }
   return model;
+}
+
+/**
+ * The embedding of a text's first `cap` tokens: { embedding, total } where total is the text's token
+ * count when it had more (else null). The core refuses more than `cap`; the first `cap` tokens,
+ * joined by spaces, tokenise back to themselves (a token never holds a space), so the core embeds
+ * exactly those.
+ */
+export function embedPrefix(core, vectors, text, cap) {
+  try {
+    return { embedding: vectors.embed(text, cap), total: null };
+  } catch (err) {
+    const tokens = core.tokenize(text);
+    if (tokens.length <= cap) throw err;
+    return { embedding: vectors.embed(tokens.slice(0, cap).join(' '), cap), total: tokens.length };
+  }
 }
 
 /** Tokens of a text (for messages about empty or too long input). */

@@ -3,8 +3,12 @@
 // W_Q, W_K, W_V, a shapes table, MathML formulas, the weighted sum written out, the query/key vectors
 // (BertViz neuron view), and multi-head attention with its concat + W_O step. Every number comes from
 // the wasm core (core.attention / parameterFree / multiHead); this file only lays the numbers out.
-import { h, svgEl } from './dom.js';
-import { drawHeatmap, drawLegend, labelOf, maxOf } from './heatmap.js';
+// Each step is redrawn only while it is on screen (off-screen ones catch up when they scroll into
+// view), and a long sentence is shown through windows of words around the query.
+import { embedPrefix } from './core.js';
+import { count, h, morph, setAttrs, svgEl } from './dom.js';
+import { Heatmap, drawLegend, labelOf, maxOf } from './heatmap.js';
+import { centre } from './windowing.js';
 import { mulberry32, multiHeadWeights, xavierUniform } from './rng.js';
 import {
   badCells, editTable, fmt, formula, fn, frac, m, matrixTable, mi, mn, mo, mrow, numeric, sqrt, sub, sum, sup,
@@ -17,7 +21,11 @@ export const SEED003 = Object.freeze({
   Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
   Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]],
 });
-const LIMIT = 12; // rows / columns shown before "…" unless "show whole matrices"
+const LIMIT = 8; // rows / columns shown before "…" unless "show whole matrices"
+const WORDS = 16; // rows of per-key tables (steps 5–6, vectors) and words in the query picker before they window
+const TERMS = 16; // terms of the weighted sum written out before "…"
+/** The walkthrough follows the first this-many tokens of a longer sentence (the figure shows more). */
+export const EXPLAINER_TOKENS = 128;
 const MODES = { free: 'parameter-free (Q = K = V = X)', identity: 'identity', xavier: 'random (Xavier, seeded)', edited: 'edited by hand' };
 
 const asMatrix = (rows) => ({ rows: rows.length, cols: rows[0].length, data: Float32Array.from(rows.flat()) });
@@ -27,6 +35,7 @@ const toStrings = (mat) => Array.from({ length: mat.rows }, (_, r) => Array.from
 export class Explainer {
   /** root: element to build into; core, vectors: loaded; onQuery(i): the reader picked query word i. */
   constructor(root, { core, vectors, onQuery }) {
+    this.root = root;
     this.core = core;
     this.vectors = vectors;
     this.onQuery = onQuery;
@@ -35,22 +44,39 @@ export class Explainer {
     this.W = null;
     this.last = null;
     this.#build(root);
-    // The multi-head section holds h + 1 heatmaps (thousands of SVG cells at T = 64): it is redrawn
-    // only while it is on screen, and catches up when it scrolls into view.
-    // So is the query/key vector view (T rows of d_k bars each).
-    this.lazy = [
-      { el: this.els.headsSection, draw: (r) => this.#drawHeads(r) },
-      { el: this.els.vectorsSection, draw: (r) => this.#drawVectors(r) },
+    this.generation = 0;
+    // Every step is drawn only while on screen; the others are marked stale and catch up as they
+    // scroll into view, so typing in the figure costs only what the reader can see.
+    const e = this.els;
+    const section = (node, draw) => ({ el: node.closest('section'), draw, visible: typeof IntersectionObserver === 'undefined', dirty: false });
+    this.sections = [
+      section(e.s1, (r) => this.#drawInputs(r)),
+      section(e.s3, (r) => this.#drawQKV(r)),
+      section(e.shapes, (r) => this.#drawShapes(r)),
+      section(e.s4, (r) => this.#drawScores(r)),
+      section(e.s5, (r) => this.#drawSoftmax(r)),
+      section(e.s6, (r) => this.#drawWeighted(r)),
+      section(e.s7, (r) => this.#drawSum(r)),
+      section(e.s8, (r) => this.#drawAll(r)),
+      section(e.vectors, (r) => this.#drawVectors(r)),
+      section(e.heads, (r) => this.#drawHeads(r)),
     ];
-    for (const l of this.lazy) {
-      l.visible = typeof IntersectionObserver === 'undefined';
-      l.dirty = false;
-      if (l.visible) continue;
+    for (const sec of this.sections) {
+      if (sec.visible) continue;
       new IntersectionObserver((entries) => {
-        l.visible = entries.some((en) => en.isIntersecting);
-        if (l.visible && l.dirty && this.last) { l.dirty = false; l.draw(this.last); }
-      }, { rootMargin: '200px 0px' }).observe(l.el);
+        sec.visible = entries.at(-1).isIntersecting;
+        if (sec.visible && sec.dirty && this.last) this.#drawSection(sec, this.last);
+      }).observe(sec.el);
     }
+    // The multi-head maps are canvases: they repaint when the reader's colour scheme flips.
+    matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => {
+      const ui = this.headsUI;
+      if (!ui) return;
+      ui.focusMap.restyle();
+      for (const box of ui.grid.children) box.map?.restyle();
+    });
+    // Printing shows every step, so the stale ones are drawn first.
+    addEventListener('beforeprint', () => this.last && this.sections.forEach((sec) => sec.dirty && this.#drawSection(sec, this.last)));
     this.#resetWeights();
   }
 
@@ -72,7 +98,11 @@ export class Explainer {
       h('div', { class: 'row' }, f('Weights', e.mode), f('d_k = d_v', e.dk), f('seed', e.seed), c('biases', e.bias)),
       h('div', { class: 'row' }, c('divide scores by √d_k', e.scale), c('show whole matrices', e.full)));
     e.message = h('p', { class: 'x-message', role: 'alert', hidden: true });
+    e.note = h('p', { class: 'x-note muted', hidden: true });
     e.picker = h('div', { class: 'picker', role: 'group', 'aria-label': 'Query word' });
+    // Past WORDS words the picker is a menu (a row of a hundred buttons would fill the screen).
+    e.pickerMenu = h('select', { class: 'picker-menu', 'aria-label': 'Query word' });
+    e.pickerMenu.addEventListener('change', () => this.#pick(Number(e.pickerMenu.value)));
 
     const step = (n, id, title, ...kids) => h('section', { class: 'step', id, 'data-step': n }, h('h3', {}, h('span', { class: 'n' }, `${n}`), title), ...kids);
     e.s1 = h('div'); e.editors = h('div', { class: 'editors' }); e.s3 = h('div'); e.s4 = h('div'); e.s5 = h('div');
@@ -80,8 +110,8 @@ export class Explainer {
     e.headsCount = h('input', { id: 'x-heads', type: 'number', min: 1, max: 8, step: 1, value: 2 });
 
     root.append(
-      e.controls, e.message,
-      h('div', { class: 'pick-row' }, h('span', { class: 'pick-label' }, 'Query word (steps 4–7):'), e.picker),
+      e.controls, e.message, e.note,
+      h('div', { class: 'pick-row' }, h('span', { class: 'pick-label' }, 'Query word (steps 4–7):'), e.picker, e.pickerMenu),
       step(1, 'step-inputs', 'Prepare the inputs', e.s1),
       step(2, 'step-weights', 'Initialise the weights', e.editors),
       step(3, 'step-qkv', 'Derive queries, keys and values', e.s3),
@@ -214,10 +244,12 @@ export class Explainer {
       X = asMatrix(SEED003.X);
       labels = ['input 1', 'input 2', 'input 3'];
     } else {
-      const emb = this.vectors.embed(this.fig.sentence, 64);
-      X = emb.X;
-      tokens = emb.tokens;
+      const { embedding, total } = embedPrefix(this.core, this.vectors, this.fig.sentence, EXPLAINER_TOKENS);
+      X = embedding.X;
+      tokens = embedding.tokens;
       labels = tokens.map(labelOf);
+      if (this.els.note.hidden !== !total) this.els.note.hidden = !total;
+      if (total) this.els.note.textContent = `The walkthrough follows the first ${EXPLAINER_TOKENS} of the sentence’s ${count(total)} tokens.`;
     }
     const opts = { temperature: this.fig.temperature, causal: this.fig.mask === 'causal' };
     const d = X.cols;
@@ -233,10 +265,19 @@ export class Explainer {
       if (s.bias) Object.assign(weights, { bq: numeric(this.W.bq)[0], bk: numeric(this.W.bk)[0], bv: numeric(this.W.bv)[0] });
       steps = this.core.attention(X, weights, { ...opts, score: s.scale ? 'scaled_dot' : 'dot' });
     }
-    // Multi-head: seeded Xavier projections, through the core.
-    const mh = multiHeadWeights(d, Math.min(s.heads, d), s.seed);
-    const multi = this.core.multiHead(X, { heads: mh.heads, Wo: mh.Wo }, opts);
-    return { X, labels, tokens, steps, weights, multi, mh, d, dk: steps.Q.cols, dv: steps.V.cols, T: X.rows };
+    return { X, labels, tokens, steps, weights, opts, d, dk: steps.Q.cols, dv: steps.V.cols, T: X.rows };
+  }
+
+  /** Multi-head attention of the same inputs (seeded Xavier projections, through the core), computed when first drawn. */
+  #multi(r) {
+    const s = this.s;
+    const key = `${s.heads}/${s.seed}`;
+    if (r.multiKey !== key) {
+      r.mh = multiHeadWeights(r.d, Math.min(s.heads, r.d), s.seed);
+      r.multi = this.core.multiHead(r.X, { heads: r.mh.heads, Wo: r.mh.Wo }, r.opts);
+      r.multiKey = key;
+    }
+    return r;
   }
 
   render() {
@@ -249,7 +290,7 @@ export class Explainer {
       if (err instanceof CellError) return this.#problem(`${err.cells.slice(0, 3).join(', ')}${err.cells.length > 3 ? ` and ${err.cells.length - 3} more` : ''} ${err.cells.length > 1 ? 'are' : 'is'} not a number: the results below are from the last good weights.`);
       return this.#problem(`${err.message}${this.last ? ' — the results below are from the last good input.' : ''}`);
     }
-    e.message.hidden = true;
+    if (!e.message.hidden) e.message.hidden = true;
     this.last = r;
     this.s.query = Math.min(this.s.query, r.T - 1);
     this.#draw(r);
@@ -261,38 +302,124 @@ export class Explainer {
   }
 
   // ---- drawing -----------------------------------------------------------------------------------
+  /** Draws the picker, then every step on screen; the rest are drawn when they scroll into view. */
   #draw(r) {
-    const e = this.els, s = this.s, i = s.query, { steps, labels } = r;
-    const limit = s.full ? Infinity : LIMIT;
-    const free = s.mode === 'free';
-    const table = (mat, o) => matrixTable(mat, { limit, ...o });
-    const kLabels = labels;
-    const dimLabels = (n, p) => Array.from({ length: n }, (_, k) => `${p}${k + 1}`);
+    this.generation++;
+    this.root.dataset.generation = String(this.generation);
+    this.#drawPicker(r);
+    for (const sec of this.sections) {
+      if (sec.visible) this.#drawSection(sec, r);
+      else sec.dirty = true;
+    }
+  }
 
-    // Query picker: one button per word (keyboard reachable).
-    e.picker.replaceChildren(...labels.map((l, k) => {
-      const b = h('button', { type: 'button', class: k === i ? 'on' : null, 'aria-pressed': String(k === i), 'data-index': k }, l);
-      b.addEventListener('click', () => { this.s.query = k; this.onQuery?.(k, this.s.input); this.#draw(this.last); e.picker.querySelector(`[data-index="${k}"]`)?.focus(); });
-      return b;
-    }));
+  #drawSection(sec, r) {
+    sec.dirty = false;
+    sec.draw(r);
+    // For tests: which redraw this section shows.
+    sec.el.dataset.drawn = String(this.generation);
+  }
 
-    // 1. Inputs.
-    e.s1.replaceChildren(
+  #pick(k) {
+    this.s.query = k;
+    this.onQuery?.(k, this.s.input);
+    this.#draw(this.last);
+  }
+
+  /** Query picker: one button per word (keyboard reachable), or a menu for a long sentence. */
+  #drawPicker(r) {
+    const e = this.els, i = this.s.query, { labels } = r;
+    const menu = labels.length > WORDS;
+    e.picker.hidden = menu;
+    e.pickerMenu.hidden = !menu;
+    if (menu) {
+      const options = e.pickerMenu.options;
+      if (options.length !== labels.length) e.pickerMenu.replaceChildren(...labels.map((_, k) => h('option', { value: k })));
+      labels.forEach((l, k) => {
+        const text = `${k + 1}: ${l}`;
+        if (options[k].textContent !== text) options[k].textContent = text;
+      });
+      e.pickerMenu.value = String(i);
+      return;
+    }
+    if (e.picker.children.length !== labels.length) {
+      e.picker.replaceChildren(...labels.map((_, k) => {
+        const b = h('button', { type: 'button', 'data-index': k });
+        b.addEventListener('click', () => {
+          this.#pick(k);
+          b.focus();
+        });
+        return b;
+      }));
+    }
+    [...e.picker.children].forEach((b, k) => {
+      if (b.textContent !== labels[k]) b.textContent = labels[k];
+      b.classList.toggle('on', k === i);
+      b.setAttribute('aria-pressed', String(k === i));
+    });
+  }
+
+  /** What every step uses: the query, the matrix table maker (which rewrites last draw's table in place when it can), labels. */
+  #common(r) {
+    const s = this.s, limit = s.full ? Infinity : LIMIT;
+    return { s, i: s.query, free: s.mode === 'free', steps: r.steps, labels: r.labels, table: (mat, o) => this.#table(mat, { limit, ...o }) };
+  }
+
+  /**
+   * A row of tables that stays in the page between redraws: its tables rewrite themselves in place,
+   * and a fresh row built around them would pull them out of the page first.
+   */
+  #row(key, tables) {
+    this.rowsOf ??= new Map();
+    if (!this.rowsOf.has(key)) this.rowsOf.set(key, Object.assign(h('div', { class: 'matrix-row' }), { morphKeep: true }));
+    const row = this.rowsOf.get(key);
+    morph(row, tables);
+    return row;
+  }
+
+  #table(mat, o) {
+    this.tables ??= new Map();
+    const t = matrixTable(mat, { ...o, reuse: this.tables.get(o.name) });
+    this.tables.set(o.name, t);
+    return t;
+  }
+
+  /** The keys shown in per-key tables: all of them, or WORDS around the query (unless "show whole matrices"). */
+  #keys(r) {
+    const n = this.s.full ? r.T : Math.min(r.T, WORDS);
+    const start = centre(n, r.T, this.s.query);
+    return Array.from({ length: n }, (_, k) => start + k);
+  }
+
+  #keysNote(r, keys) {
+    return keys.length < r.T ? ` Keys ${keys[0] + 1}–${keys.at(-1) + 1} of ${r.T} are shown (around the query; tick “show whole matrices” for all).` : '';
+  }
+
+  // 1. Inputs.
+  #drawInputs(r) {
+    const { s, i, labels, table } = this.#common(r);
+    morph(this.els.s1, [
       h('p', {}, s.input === 'seed003'
         ? 'Seed 003’s three inputs of dimension 4, one per row.'
         : `One row per word: its ${r.d}-dimensional word vector. X is T × d_model = ${r.T}×${r.d}.`),
-      table(r.X, { caption: 'X (inputs)', name: 'X', rowLabels: labels, colLabels: dimLabels(r.d, 'd'), highlightRow: i }));
+      table(r.X, { caption: 'X (inputs)', name: 'X', rowLabels: labels, colLabels: Array.from({ length: r.d }, (_, k) => `d${k + 1}`), highlightRow: i })]);
+  }
 
-    // 3. Q, K, V.
+  // 3. Q, K, V.
+  #drawQKV(r) {
+    const { s, i, free, steps, labels, table } = this.#common(r);
     const qkvLabel = free ? 'Q = K = V = X (parameter-free)' : `Q = XW_Q${s.bias ? ' + b_Q' : ''}, K = XW_K${s.bias ? ' + b_K' : ''}, V = XW_V${s.bias ? ' + b_V' : ''}`;
-    e.s3.replaceChildren(
+    morph(this.els.s3, [
       h('p', {}, `${qkvLabel}. Each is computed independently (in parallel) from the same inputs.`),
-      h('div', { class: 'matrix-row' },
+      this.#row('qkv', [
         table(steps.Q, { caption: 'Q (queries)', name: 'Q', rowLabels: labels, highlightRow: i }),
         table(steps.K, { caption: 'K (keys)', name: 'K', rowLabels: labels }),
-        table(steps.V, { caption: 'V (values)', name: 'V', rowLabels: labels })));
+        table(steps.V, { caption: 'V (values)', name: 'V', rowLabels: labels })])]);
+  }
 
-    // Shapes.
+  // Shapes.
+  #drawShapes(r) {
+    const { free, steps } = this.#common(r);
     const shapes = [
       ['X (inputs)', 'T × d_model', `${r.T}×${r.d}`, 'n × 512'],
       ['W_Q, W_K', 'd_model × d_k', free ? '— (none)' : `${r.d}×${r.dk}`, '512 × 64'],
@@ -303,19 +430,25 @@ export class Explainer {
       ['output', 'T × d_v', `${steps.output.rows}×${steps.output.cols}`, 'n × 64'],
       ['with a batch of N', 'N × T × d_v', `1×${steps.output.rows}×${steps.output.cols}`, 'N × n × 64'],
     ];
-    e.shapes.replaceChildren(h('table', { class: 'shapes' },
+    morph(this.els.shapes, [h('table', { class: 'shapes' },
       h('caption', {}, 'What each matrix holds: the shape in symbols, here, and in “Attention is all you need”.'),
       h('thead', {}, h('tr', {}, ...['matrix', 'shape', 'here', 'the paper (d_model 512, d_k = d_v = 64)'].map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, ...shapes.map(([a, b, c, d]) => h('tr', {}, h('th', { scope: 'row' }, a), h('td', {}, b), h('td', { 'data-shape': a }, c), h('td', {}, d))))));
+      h('tbody', {}, ...shapes.map(([a, b, c, d]) => h('tr', {}, h('th', { scope: 'row' }, a), h('td', {}, b), h('td', { 'data-shape': a }, c), h('td', {}, d)))))]);
+  }
 
-    // 4. Scores for query i.
+  // 4. Scores for query i.
+  #drawScores(r) {
+    const { i, free, steps, labels, table } = this.#common(r);
     const qi = mrow(sub('q', mn(String(i + 1))));
-    e.s4.replaceChildren(
+    morph(this.els.s4, [
       formula(`score i j equals q i dot k j`, sub('s', mrow(mn(String(i + 1)), mi('j'))), mo('='), qi, mo('·'), sub('k', 'j'), mo('='), sub(mrow(mi('Q'), sup('K', 'T')), mrow(mn(String(i + 1)), mi('j')))),
       h('p', {}, `The query of “${labels[i]}” meets every key: one dot product per word (row ${i + 1} of QKᵀ${free ? ' = XXᵀ' : ''}). T² = ${r.T * r.T} scores in all.`),
-      table(steps.scores, { caption: 'QKᵀ (raw scores)', name: 'scores', rowLabels: labels, colLabels: kLabels, highlightRow: i }));
+      table(steps.scores, { caption: 'QKᵀ (raw scores)', name: 'scores', rowLabels: labels, colLabels: labels, highlightRow: i })]);
+  }
 
-    // 5. Softmax.
+  // 5. Softmax.
+  #drawSoftmax(r) {
+    const { s, i, free, steps, labels } = this.#common(r);
     const tau = this.fig.temperature !== 1;
     // A fresh node per use (a DOM node can sit in one place only).
     const dk = () => (free ? mi('d') : sub('d', 'k'));
@@ -324,89 +457,126 @@ export class Explainer {
     const by = free ? `√d = √${r.d}` : `√d_k = √${r.dk}`;
     const divisor = [s.scale ? by : null, this.fig.temperature !== 1 ? `τ = ${this.fig.temperature.toFixed(2)}` : null].filter(Boolean);
     const stageRows = [['raw score', steps.scores], ['scaled', steps.scaled], ['weight α', steps.weights]];
-    e.s5.replaceChildren(
+    const keys = this.#keys(r);
+    morph(this.els.s5, [
       formula('alpha i j equals exp of the scaled score over the sum of exps', sub('α', mrow(mn(String(i + 1)), mi('j'))), mo('='),
         frac(mrow(mi('exp'), mo('('), arg('j'), mo(')')), mrow(sum('l'), mi('exp'), mo('('), arg('l'), mo(')')))),
       h('p', {}, divisor.length ? `Divide by ${divisor.join(' and by ')}${s.scale ? ' so the softmax does not saturate' : ''}, then softmax: positive weights that sum to 1.` : 'No scaling (plain dot-product attention), then softmax: positive weights that sum to 1.',
-        this.fig.mask === 'causal' ? ' Causal mask: later words get −∞, weight 0.' : ''),
-      stageTable(stageRows, i, kLabels, 'softmax', `Query “${labels[i]}”: score → scaled → softmax`));
+        this.fig.mask === 'causal' ? ' Causal mask: later words get −∞, weight 0.' : '', this.#keysNote(r, keys)),
+      stageTable(stageRows, i, labels, keys, 'softmax', `Query “${labels[i]}”: score → scaled → softmax`)]);
+  }
 
-    // 6. Weighted values: α_ij · v_j for every key, as the core computes them (core.queryTerms).
+  // 6. Weighted values: α_ij · v_j for every key, as the core computes them (core.queryTerms).
+  #drawWeighted(r) {
+    const { s, i, free, steps, labels } = this.#common(r);
     const vName = free ? 'x' : 'v';
-    const order = Array.from({ length: r.T }, (_, j) => j).sort((a, b) => steps.weights.data[i * r.T + b] - steps.weights.data[i * r.T + a]);
     const weighted = this.core.queryTerms(steps, i).weighted;  // T × d_v
     const shownV = Math.min(r.dv, s.full ? r.dv : 8);
+    const keys = this.#keys(r);
     const t6 = h('table', { class: 'matrix weighted', 'data-name': 'weighted' },
       h('caption', {}, `Each value vector ${vName}_j is scaled by its weight α(${i + 1}, j)`),
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'key j'), h('th', { scope: 'col' }, 'α'),
         h('th', { scope: 'col', colspan: shownV }, `α · ${vName}_j (${r.dv} numbers${shownV < r.dv ? `, first ${shownV} shown` : ''})`))),
-      h('tbody', {}, ...Array.from({ length: r.T }, (_, j) => h('tr', {},
+      h('tbody', {}, ...keys.map((j) => h('tr', {},
         h('th', { scope: 'row' }, labels[j]),
         h('td', { 'data-value': String(steps.weights.data[i * r.T + j]) }, fmt(steps.weights.data[i * r.T + j])),
         ...Array.from({ length: shownV }, (_, c) => h('td', { class: 'v', 'data-value': String(weighted.data[j * r.dv + c]) }, fmt(weighted.data[j * r.dv + c]))),
       ))));
-    e.s6.replaceChildren(h('p', {}, 'Each value row is multiplied by the weight its key got: heavy weights keep their value, light ones nearly vanish. The rows of this table add up to the output in step 7.'), h('div', { class: 'matrix-wrap' }, t6));
+    morph(this.els.s6, [h('p', {}, 'Each value row is multiplied by the weight its key got: heavy weights keep their value, light ones nearly vanish. The rows of this table add up to the output in step 7.', this.#keysNote(r, keys)),
+      h('div', { class: 'matrix-wrap' }, t6)]);
+  }
 
-    // 7. Sum → output i, and the weighted sum written out (seed 000), largest terms first.
+  // 7. Sum → output i, and the weighted sum written out (seed 000), largest terms first.
+  #drawSum(r) {
+    const { s, i, free, steps, labels, table } = this.#common(r);
+    const vName = free ? 'x' : 'v';
+    const order = Array.from({ length: r.T }, (_, j) => j).sort((a, b) => steps.weights.data[i * r.T + b] - steps.weights.data[i * r.T + a]);
+    const shown = s.full ? order : order.slice(0, TERMS);
     const terms = [];
-    order.forEach((j, k) => {
+    shown.forEach((j, k) => {
       if (k) terms.push(mo('+'));
       terms.push(mn(fmt(steps.weights.data[i * r.T + j])), mo('·'), sub(vName, mi(labels[j])));
     });
+    if (shown.length < order.length) terms.push(mo('+'), mo('…'), m('mtext', ` (${order.length - shown.length} smaller terms)`));
     const expansion = formula(`A of ${labels[i]} equals the weighted sum`, m('mi', 'A'), mo('('), mi(labels[i]), mo(')'), mo('='),
       sum('j'), sub('α', mrow(mn(String(i + 1)), mi('j'))), sub(vName, 'j'), mo('='), ...terms);
     expansion.classList.add('expansion');
-    e.s7.replaceChildren(
+    morph(this.els.s7, [
       h('p', {}, `Add the weighted values up: the output for “${labels[i]}” is a blend of every word’s ${free ? 'vector' : 'value'}, mostly of the heaviest. Written out with the live weights, largest first:`),
       h('div', { class: 'scroll-x' }, expansion),
-      table(rowOf(steps.output, i), { caption: `output for “${labels[i]}” (row ${i + 1} of the output, 1×${r.dv})`, name: 'output-row', rowLabels: [labels[i]] }));
+      table(rowOf(steps.output, i), { caption: `output for “${labels[i]}” (row ${i + 1} of the output, 1×${r.dv})`, name: 'output-row', rowLabels: [labels[i]] })]);
+  }
 
-    // 8. Every query at once.
+  // 8. Every query at once.
+  #drawAll(r) {
+    const { s, i, steps, labels, table } = this.#common(r);
     const heatMax = maxOf(steps.weights.data);
-    e.s8.replaceChildren(
+    morph(this.els.s8, [
       formula('Attention of Q K V equals softmax of Q K transpose over root d k, times V', fn('Attention', mi('Q'), mo(','), mi('K'), mo(','), mi('V')), mo('='),
         fn('softmax', s.scale ? frac(mrow(mi('Q'), sup('K', 'T')), sqrt(sub('d', 'k'))) : mrow(mi('Q'), sup('K', 'T'))), mi('V')),
       h('p', {}, 'Steps 4–7 for every query at once are two matrix products and a row-wise softmax.'),
-      h('div', { class: 'matrix-row' },
-        table(steps.weights, { caption: 'weights (rows sum to 1)', name: 'weights', rowLabels: labels, colLabels: kLabels, heat: true, max: heatMax, highlightRow: i }),
-        table(steps.output, { caption: 'output = weights · V', name: 'output', rowLabels: labels, highlightRow: i })),
-      legendBox(heatMax));
-
-    for (const l of this.lazy) {
-      if (l.visible) { l.dirty = false; l.draw(r); } else l.dirty = true;
-    }
+      this.#row('all', [
+        table(steps.weights, { caption: 'weights (rows sum to 1)', name: 'weights', rowLabels: labels, colLabels: labels, heat: true, max: heatMax, highlightRow: i }),
+        table(steps.output, { caption: 'output = weights · V', name: 'output', rowLabels: labels, highlightRow: i })]),
+      legendBox(heatMax)]);
   }
 
-  /** BertViz neuron view: q_i, every k_j, the dot product, scaled, softmax, as small bars. */
+  /**
+   * BertViz neuron view: q_i, every k_j, the dot product, scaled, softmax, as small bars. Its nodes
+   * stay between redraws (one row per key in the window); a redraw rewrites bars, numbers and labels.
+   */
   #drawVectors(r) {
     const { steps, labels } = r, i = this.s.query, dk = steps.Q.cols, T = r.T;
     let maxAbs = 0;
     for (const v of steps.Q.data) maxAbs = Math.max(maxAbs, Math.abs(v));
     for (const v of steps.K.data) maxAbs = Math.max(maxAbs, Math.abs(v));
     const wMax = Math.max(1e-9, ...steps.weights.data.subarray(i * T, (i + 1) * T));
-    const q = vectorBars(steps.Q.data.subarray(i * dk, (i + 1) * dk), maxAbs, `q of ${labels[i]}`);
     const { products } = this.core.queryTerms(steps, i);  // row j: q_i ∘ k_j, entry by entry
     let productMax = 1e-9;
     for (const v of products.data) productMax = Math.max(productMax, Math.abs(v));
-    const rows = labels.map((l, j) => h('tr', {},
-      h('th', { scope: 'row' }, l),
-      h('td', {}, vectorBars(steps.K.data.subarray(j * dk, (j + 1) * dk), maxAbs, `k of ${l}`)),
-      h('td', {}, vectorBars(products.data.subarray(j * dk, (j + 1) * dk), productMax, `q∘k of ${labels[i]} and ${l}`)),
-      h('td', { class: 'num', 'data-value': String(steps.scores.data[i * T + j]) }, fmt(steps.scores.data[i * T + j])),
-      h('td', { class: 'num', 'data-value': String(steps.scaled.data[i * T + j]) }, fmt(steps.scaled.data[i * T + j])),
-      h('td', { class: 'num weight', 'data-value': String(steps.weights.data[i * T + j]) }, fmt(steps.weights.data[i * T + j]), weightBar(steps.weights.data[i * T + j] / wMax))));
-    this.els.vectors.replaceChildren(
-      h('p', {}, `The query vector of “${labels[i]}” and each key vector, one bar per dimension (blue above zero, orange below, both to the same scale). q∘k multiplies them entry by entry (its own scale); those products add up to the dot product q·k, the score, which scaled and softmaxed is the weight.`),
-      h('div', { class: 'qrow' }, h('strong', {}, `q (${labels[i]})`), q),
-      h('div', { class: 'matrix-wrap' }, h('table', { class: 'matrix neuron', 'data-name': 'neuron' },
-        h('caption', {}, `Keys for the query “${labels[i]}”`),
-        h('thead', {}, h('tr', {}, ...['key', `k (${dk} numbers)`, 'q∘k', 'q·k', 'scaled', 'weight'].map((t) => h('th', { scope: 'col' }, t)))),
-        h('tbody', {}, ...rows))));
+    const keys = this.#keys(r);
+    if (!this.vectorsUI) {
+      const ui = (this.vectorsUI = {
+        intro: h('p'), qName: h('strong'), q: vectorBars(), caption: h('caption'), kHead: h('th', { scope: 'col' }), body: h('tbody'), rows: [],
+      });
+      this.els.vectors.replaceChildren(ui.intro, h('div', { class: 'qrow' }, ui.qName, ui.q),
+        h('div', { class: 'matrix-wrap' }, h('table', { class: 'matrix neuron', 'data-name': 'neuron' }, ui.caption,
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'key'), ui.kHead, ...['q∘k', 'q·k', 'scaled', 'weight'].map((t) => h('th', { scope: 'col' }, t)))),
+          ui.body)));
+    }
+    const ui = this.vectorsUI;
+    ui.intro.textContent = `The query vector of “${labels[i]}” and each key vector, one bar per dimension (blue above zero, orange below, both to the same scale). q∘k multiplies them entry by entry (its own scale); those products add up to the dot product q·k, the score, which scaled and softmaxed is the weight.${this.#keysNote(r, keys)}`;
+    ui.qName.textContent = `q (${labels[i]})`;
+    vectorBars(ui.q, steps.Q.data.subarray(i * dk, (i + 1) * dk), maxAbs, `q of ${labels[i]}`);
+    ui.caption.textContent = `Keys for the query “${labels[i]}”`;
+    ui.kHead.textContent = `k (${dk} numbers)`;
+    while (ui.rows.length < keys.length) {
+      const row = { th: h('th', { scope: 'row' }), k: vectorBars(), p: vectorBars(), score: h('td', { class: 'num' }), scaled: h('td', { class: 'num' }), wText: h('span'), bar: weightBar() };
+      row.weight = h('td', { class: 'num weight' }, row.wText, row.bar);
+      row.tr = h('tr', {}, row.th, h('td', {}, row.k), h('td', {}, row.p), row.score, row.scaled, row.weight);
+      ui.body.append(row.tr);
+      ui.rows.push(row);
+    }
+    while (ui.rows.length > keys.length) ui.rows.pop().tr.remove();
+    const number = (td, v, text = td) => {
+      setAttrs(td, { 'data-value': v });
+      setAttrs(text, {}, fmt(v));
+    };
+    keys.forEach((j, n) => {
+      const row = ui.rows[n], l = labels[j];
+      setAttrs(row.th, {}, l);
+      vectorBars(row.k, steps.K.data.subarray(j * dk, (j + 1) * dk), maxAbs, `k of ${l}`);
+      vectorBars(row.p, products.data.subarray(j * dk, (j + 1) * dk), productMax, `q∘k of ${labels[i]} and ${l}`);
+      number(row.score, steps.scores.data[i * T + j]);
+      number(row.scaled, steps.scaled.data[i * T + j]);
+      number(row.weight, steps.weights.data[i * T + j], row.wText);
+      weightBar(row.bar, steps.weights.data[i * T + j] / wMax);
+    });
   }
 
   /** Multi-head: per-head heatmaps (click to focus), the concatenation, W_O and the output. */
   #drawHeads(r) {
-    const { multi, mh, labels } = r, s = this.s;
+    const { multi, mh, labels } = this.#multi(r), s = this.s;
     const n = multi.heads.length;
     s.head = Math.min(s.head, n - 1);
     const tokens = r.tokens ?? labels.map((l) => ({ text: l, lookup: 'known' }));
@@ -417,11 +587,22 @@ export class Explainer {
       const ui = (this.headsUI = {
         intro: h('p'), formula: h('div'),
         grid: h('div', { class: 'heads-grid', role: 'group', 'aria-label': 'Heads: choose one to focus it' }),
-        legend: h('div', { class: 'legend-wrap' }), focus: h('div', { class: 'head-focus' }), tables: h('div', { class: 'matrix-row' }),
+        legend: h('div', { class: 'legend-wrap' }), focusTitle: h('p', { class: 'head-focus-title' }), focus: h('div', { class: 'head-focus' }),
+        tables: h('div', { class: 'matrix-row' }),
+        focusMap: new Heatmap({ className: 'heatmap head-map focused', table: true }),
       });
+      ui.focus.append(ui.focusMap.el);
+      // Its width, kept from the observer's reports (reading it while drawing would force a layout).
+      new ResizeObserver((entries) => {
+        const w = Math.round(entries.at(-1).contentRect.width);
+        if (!w || w === ui.width) return;
+        const redraw = ui.width !== undefined;
+        ui.width = w;
+        if (redraw && this.last) this.#drawHeads(this.last);
+      }).observe(ui.focus);
       ui.formula.append(formula('MultiHead equals Concat of head 1 to head h, times W O', mi('MultiHead'), mo('='), fn('Concat', sub('head', mn('1')), mo(','), mo('…'), mo(','), sub('head', 'h')), sub('W', 'O')));
       this.els.heads.replaceChildren(ui.intro, ui.formula,
-        h('div', { class: `af theme-${['light', 'dark'].includes(theme) ? theme : 'auto'} heads-area` }, ui.grid, ui.legend, ui.focus), ui.tables);
+        h('div', { class: `af theme-${['light', 'dark'].includes(theme) ? theme : 'auto'} heads-area` }, ui.grid, ui.legend, ui.focusTitle, ui.focus), ui.tables);
     }
     const ui = this.headsUI;
     ui.intro.textContent = `${n} head${n > 1 ? 's' : ''}, each with its own seeded random W_Q, W_K, W_V (d_model × d_k = ${r.d}×${mh.dk}), attend in parallel; their outputs are concatenated side by side and mixed by W_O.`;
@@ -435,17 +616,20 @@ export class Explainer {
     [...ui.grid.children].forEach((box, k) => {
       box.classList.toggle('on', k === s.head);
       box.setAttribute('aria-pressed', String(k === s.head));
-      drawHeatmap(box, null, tokens, multi.heads[k].weights, () => {}, null,
-        { compact: true, title: `head ${k + 1}`, head: k, max, append: true, className: 'head-map', reuse: box.querySelector('svg') });
-      for (const c of box.querySelectorAll('[tabindex="0"]')) c.setAttribute('tabindex', '-1'); // the button is the stop
+      // A picture inside the button (the button is the keyboard stop): not a grid of its own.
+      box.map ??= new Heatmap({ compact: true, interactive: false, title: `head ${k + 1}`, head: k, className: 'head-map' });
+      if (box.map.el.parentNode !== box) box.append(box.map.el);
+      box.map.update({ tokens, weights: multi.heads[k].weights, max });
     });
     drawLegend(ui.legend, max);
-    drawHeatmap(ui.focus, null, tokens, multi.heads[s.head].weights, () => {}, null, { title: `head ${s.head + 1} (focused)`, head: s.head, max, className: 'head-map focused' });
+    ui.focusTitle.textContent = `Head ${s.head + 1} (focused): hover, tap or use the arrow keys to read a weight.`;
+    ui.width ??= ui.focus.clientWidth; // before the first report
+    ui.focusMap.update({ tokens, weights: multi.heads[s.head].weights, max, width: ui.width || 640 });
     const limit = s.full ? Infinity : LIMIT;
-    ui.tables.replaceChildren(
-      matrixTable(multi.concat, { limit, caption: `concat (T × h·d_k = ${multi.concat.rows}×${multi.concat.cols})`, name: 'concat', rowLabels: labels }),
-      matrixTable(mh.Wo, { limit, caption: `W_O (h·d_k × d_model = ${mh.Wo.rows}×${mh.Wo.cols})`, name: 'Wo' }),
-      matrixTable(multi.output, { limit, caption: `output = concat · W_O (${multi.output.rows}×${multi.output.cols})`, name: 'mh-output', rowLabels: labels }));
+    morph(ui.tables, [
+      this.#table(multi.concat, { limit, caption: `concat (T × h·d_k = ${multi.concat.rows}×${multi.concat.cols})`, name: 'concat', rowLabels: labels }),
+      this.#table(mh.Wo, { limit, caption: `W_O (h·d_k × d_model = ${mh.Wo.rows}×${mh.Wo.cols})`, name: 'Wo' }),
+      this.#table(multi.output, { limit, caption: `output = concat · W_O (${multi.output.rows}×${multi.output.cols})`, name: 'mh-output', rowLabels: labels })]);
   }
 }
 
@@ -457,14 +641,14 @@ class CellError extends Error {
 }
 
 /** Rows of stages (raw, scaled, weight) for query i across the keys: a table whose cells carry the core's values. */
-function stageTable(stages, i, labels, name, caption) {
+function stageTable(stages, i, labels, keys, name, caption) {
   const T = labels.length;
   return h('div', { class: 'matrix-wrap' }, h('table', { class: 'matrix stages', 'data-name': name },
     h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, h('td', { class: 'corner' }), ...labels.map((l) => h('th', { scope: 'col' }, l)))),
+    h('thead', {}, h('tr', {}, h('td', { class: 'corner' }), ...keys.map((j) => h('th', { scope: 'col' }, labels[j])))),
     h('tbody', {}, ...stages.map(([title, mat]) => h('tr', { 'data-stage': title },
       h('th', { scope: 'row' }, title),
-      ...Array.from({ length: T }, (_, j) => h('td', { 'data-value': String(mat.data[i * T + j]) }, fmt(mat.data[i * T + j]))))))));
+      ...keys.map((j) => h('td', { 'data-key': j, 'data-value': String(mat.data[i * T + j]) }, fmt(mat.data[i * T + j]))))))));
 }
 
 function legendBox(max) {
@@ -473,21 +657,39 @@ function legendBox(max) {
   return box;
 }
 
-/** A vector as tiny bars around a zero line. */
-function vectorBars(values, maxAbs, label) {
-  const n = values.length, bw = n > 24 ? 3 : n > 8 ? 6 : 12, H = 28;
-  const svg = svgEl('svg', { class: 'vbars', width: n * bw + 2, height: H, viewBox: `0 0 ${n * bw + 2} ${H}`, role: 'img', 'aria-label': `${label}: ${Array.from(values, (v) => fmt(v)).join(', ')}` });
-  svgEl('line', { class: 'zero', x1: 0, x2: n * bw + 2, y1: H / 2, y2: H / 2 }, svg);
+/**
+ * A vector as tiny bars around a zero line: two paths (above and below zero), not a node per bar.
+ * vectorBars() makes an empty one; vectorBars(svg, values, maxAbs, label) draws into it (and returns it).
+ */
+function vectorBars(svg, values, maxAbs, label) {
+  if (!svg) {
+    svg = svgEl('svg', { class: 'vbars', role: 'img' });
+    svgEl('line', { class: 'zero' }, svg);
+    svgEl('path', { class: 'pos' }, svg);
+    svgEl('path', { class: 'neg' }, svg);
+    return svg;
+  }
+  const n = values.length, bw = n > 24 ? 3 : n > 8 ? 6 : 12, H = 28, w = Math.max(1, bw - 1), W = n * bw + 2;
+  setAttrs(svg, { width: W, height: H, viewBox: `0 0 ${W} ${H}`, 'aria-label': `${label}: ${Array.from(values, (v) => fmt(v)).join(', ')}` });
+  setAttrs(svg.firstChild, { x1: 0, x2: W, y1: H / 2, y2: H / 2 });
+  const d = { pos: '', neg: '' };
   values.forEach((v, k) => {
-    const f = maxAbs > 0 ? Math.abs(v) / maxAbs : 0;
-    const hgt = f * (H / 2 - 1);
-    svgEl('rect', { class: v >= 0 ? 'pos' : 'neg', x: 1 + k * bw, y: v >= 0 ? H / 2 - hgt : H / 2, width: Math.max(1, bw - 1), height: hgt }, svg);
+    const hgt = (maxAbs > 0 ? Math.abs(v) / maxAbs : 0) * (H / 2 - 1);
+    if (v >= 0) d.pos += `M${1 + k * bw} ${H / 2 - hgt}h${w}v${hgt}h${-w}z`;
+    else d.neg += `M${1 + k * bw} ${H / 2}h${w}v${hgt}h${-w}z`;
   });
+  setAttrs(svg.children[1], { d: d.pos || 'M0 0' });
+  setAttrs(svg.children[2], { d: d.neg || 'M0 0' });
   return svg;
 }
 
-function weightBar(f) {
-  const svg = svgEl('svg', { class: 'wbar', width: 80, height: 10, viewBox: '0 0 80 10', 'aria-hidden': 'true' });
-  svgEl('rect', { x: 0, y: 1, width: Math.max(0, Math.min(1, f)) * 80, height: 8 }, svg);
+/** A weight as a bar (0–1 of its width): weightBar() makes one, weightBar(svg, f) sets it. */
+function weightBar(svg, f) {
+  if (!svg) {
+    svg = svgEl('svg', { class: 'wbar', width: 80, height: 10, viewBox: '0 0 80 10', 'aria-hidden': 'true' });
+    svgEl('rect', { x: 0, y: 1, height: 8 }, svg);
+    return svg;
+  }
+  setAttrs(svg.firstChild, { width: Math.max(0, Math.min(1, f)) * 80 });
   return svg;
 }

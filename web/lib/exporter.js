@@ -1,6 +1,9 @@
 // Exports of what a figure shows: SVG (the drawn SVGs, with their computed styles written in as
 // presentation attributes so the file stands alone), PNG (the same SVGs painted onto a canvas element
 // by element — no <img> of a blob, which a strict Content-Security-Policy would block) and JSON.
+// What a view draws on a canvas (heatmap cells, lines) it also offers as shapes: an SVG with an
+// exportShapes() method returns [{ tag: 'rect' | 'line' | 'text', attrs, text }] in its own
+// coordinates, and the export puts them under that SVG's labels, built from the weights themselves.
 import { SVG_NS } from './dom.js';
 
 const STYLE_PROPS = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-opacity', 'opacity', 'font-family',
@@ -42,6 +45,16 @@ export function toSVG(svgs, background) {
         if (v && !(p === 'text-decoration' && v.startsWith('none'))) target.setAttribute(p, v);
       }
     });
+    if (svg.exportShapes) {
+      const g = document.createElementNS(SVG_NS, 'g');
+      for (const shape of svg.exportShapes()) {
+        const node = document.createElementNS(SVG_NS, shape.tag);
+        for (const [k, v] of Object.entries(shape.attrs)) node.setAttribute(k, String(v));
+        if (shape.text !== undefined) node.textContent = shape.text;
+        g.append(node);
+      }
+      clone.prepend(g);
+    }
     clone.setAttribute('x', rects[n].left - left);
     clone.setAttribute('y', rects[n].top - top);
     clone.setAttribute('width', rects[n].width);
@@ -83,6 +96,13 @@ export function toCanvas(svgs, background, scale = 2) {
   ctx.fillStyle = background;
   ctx.fillRect(0, 0, canvas.width, canvas.height);
   for (const svg of svgs) {
+    if (svg.exportShapes) {
+      const m = svg.getScreenCTM();
+      if (m) {
+        ctx.setTransform(scale * m.a, scale * m.b, scale * m.c, scale * m.d, scale * (m.e - left), scale * (m.f - top));
+        paintShapes(ctx, svg.exportShapes());
+      }
+    }
     for (const node of svg.querySelectorAll('rect, line, path, text')) {
       if (node.closest('defs')) continue;
       const cs = getComputedStyle(node);
@@ -134,6 +154,33 @@ export function toCanvas(svgs, background, scale = 2) {
     }
   }
   return canvas;
+}
+
+/** Paints exportShapes() shapes (rect fills, line strokes, text) in the current transform. */
+function paintShapes(ctx, shapes) {
+  for (const { tag, attrs: a, text } of shapes) {
+    const num = (k, fallback = 0) => (a[k] === undefined ? fallback : Number(a[k]));
+    ctx.globalAlpha = 1;
+    if (tag === 'rect') {
+      ctx.fillStyle = a.fill;
+      ctx.fillRect(num('x'), num('y'), num('width'), num('height'));
+    } else if (tag === 'line') {
+      ctx.globalAlpha = num('stroke-opacity', 1);
+      ctx.strokeStyle = a.stroke;
+      ctx.lineWidth = num('stroke-width', 1);
+      ctx.beginPath();
+      ctx.moveTo(num('x1'), num('y1'));
+      ctx.lineTo(num('x2'), num('y2'));
+      ctx.stroke();
+    } else if (tag === 'text') {
+      ctx.fillStyle = a.fill;
+      ctx.font = `${num('font-size', 11)}px ${a['font-family'] ?? 'sans-serif'}`;
+      ctx.textAlign = a['text-anchor'] === 'middle' ? 'center' : a['text-anchor'] === 'end' ? 'right' : 'left';
+      ctx.textBaseline = a['dominant-baseline'] === 'central' ? 'middle' : 'alphabetic';
+      ctx.fillText(text, num('x'), num('y'));
+    }
+  }
+  ctx.globalAlpha = 1;
 }
 
 /** PNG bytes of the rendered SVGs. */

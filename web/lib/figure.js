@@ -1,23 +1,28 @@
 // One interactive attention figure: controls, the selected view, readout, legend, notes, and the
 // share / export / import tools. The page (light DOM) and the <attention-figure> widget (shadow DOM)
 // both build theirs with this class. All maths comes from the wasm core (./core.js); imported
-// weights are checked (./importer.js) and drawn as they are.
+// weights are checked (./importer.js) and drawn as they are. Each view is one object kept across
+// redraws (heatmap.js, lines.js, steps.js), so a new sentence or slider value repaints in place.
 import { AttentionError, MAX_TOKENS, computeSentence, loadCore, loadVectors, tokenCount } from './core.js';
-import { h } from './dom.js';
+import { activeIn, count as number, h } from './dom.js';
 import { download, toJSON, toPNG, toSVG } from './exporter.js';
-import { drawHeatmap, drawLegend, format4, maxOf } from './heatmap.js';
+import { Heatmap, drawLegend, format4, maxOf } from './heatmap.js';
 import { ImportError, parseAttention } from './importer.js';
-import { describeLinks, drawLines } from './lines.js';
+import { Lines, describeLinks } from './lines.js';
 import { DEFAULTS, VIEWS, VIEW_NAMES, toParams } from './state.js';
-import { drawSteps } from './steps.js';
+import { Steps } from './steps.js';
+import { ALL_ROWS } from './windowing.js';
 
 const HINTS = {
-  heatmap: 'Hover over a cell, or Tab into the grid and use the arrow keys, to read its exact weight.',
-  lines: 'Hover over a word, or Tab in and use the arrow keys, to keep only its lines.',
+  heatmap: 'Hover over a cell, tap it, or Tab into the grid and use the arrow keys, to read its exact weight.',
+  lines: 'Hover over a word, tap it, or Tab in and use the arrow keys, to keep only its lines.',
   steps: 'The numbers the core computed for the selected word, stage by stage.',
-  heads: 'Each head projects the word vectors with its own random (seeded) weights, then attends. Hover a cell to read it.',
+  heads: 'Each head projects the word vectors with its own random (seeded) weights, then attends. Hover or tap a cell to read it.',
 };
-const number = (n) => n.toLocaleString('en-US');
+// A user's change redraws at once, unless the figure shows more tokens than this: then redraws wait
+// for the next animation frame, so fast typing or a dragged slider on a long input (a redraw of
+// tens of ms) coalesces into one redraw per frame instead of queueing up.
+const DEFER_TOKENS = 128;
 const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
 export class Figure {
@@ -35,7 +40,9 @@ export class Figure {
     this.core = null;
     this.vectors = null;
     this.loadError = null;
-    this.focus = null; // { row, col } of the heatmap's roving cell
+    this.focus = null; // { row, col } of the heatmap's active cell
+    this.views = { heatmap: null, lines: null, steps: null, heads: [] };
+    this.frame = 0;
     this.#build();
     this.setControls(options.controls);
     this.setTheme(options.theme ?? 'auto');
@@ -115,6 +122,24 @@ export class Figure {
     this.root.append(e.figure);
     this.#wire();
     this.#syncControls();
+    // Layout follows the width available (cell size, columns in the window, the lines' gap): redraw
+    // when it changes, and repaint canvases when the reader's colour scheme flips.
+    // The width is kept from the observer's reports, so a redraw never has to force a layout to read it.
+    this.viewWidth = 0;
+    new ResizeObserver((entries) => {
+      const w = Math.round(entries.at(-1).contentRect.width);
+      if (!w || w === this.viewWidth) return;
+      const redraw = this.model && this.viewWidth !== 0;
+      this.viewWidth = w;
+      if (redraw) this.#schedule(() => this.#draw());
+    }).observe(e.viewBox);
+    matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => this.#restyle());
+  }
+
+  /** Canvases read the theme's colours once; after a theme change they read them again and repaint. */
+  #restyle() {
+    const v = this.views;
+    for (const view of [v.heatmap, v.lines, ...v.heads]) view?.restyle();
   }
 
   #wire() {
@@ -127,7 +152,8 @@ export class Figure {
       else e.heads.value = String(this.state.heads);
     });
     e.mask.addEventListener('change', () => this.#user({ mask: e.mask.value }));
-    e.word.addEventListener('change', () => this.#user({ word: Number(e.word.value) }));
+    e.word.addEventListener('change', () => this.#user({ word: e.word.value === '' ? null : Number(e.word.value) }));
+    for (const type of ['focus', 'pointerdown']) e.word.addEventListener(type, () => e.word.dataset.full !== 'true' && this.#fullWordList());
     e.layer.addEventListener('change', () => this.#user({ layer: Number(e.layer.value) }));
     e.head.addEventListener('change', () => this.#user({ head: Number(e.head.value) }));
     e.temperature.addEventListener('input', () => this.#user({ temperature: Number(e.temperature.value) }));
@@ -206,6 +232,7 @@ export class Figure {
     const f = this.els.figure;
     f.classList.remove('theme-auto', 'theme-light', 'theme-dark');
     f.classList.add(`theme-${['light', 'dark'].includes(theme) ? theme : 'auto'}`);
+    this.#restyle(); // canvases take the new background and line colours
   }
 
   #updateStatusVisibility() {
@@ -235,17 +262,37 @@ export class Figure {
   // ---- state ---------------------------------------------------------------------------------------
   /** Applies state changes coming from outside (attributes, URL) and redraws. */
   set(changes) {
+    this.#apply(changes);
+    this.render();
+  }
+
+  #apply(changes) {
     const before = this.state;
     this.state = { ...before, ...changes };
     if (changes.sentence !== undefined && changes.sentence !== before.sentence && changes.word === undefined) this.state.word = null;
     if (changes.word !== undefined && changes.word !== this.focus?.row) this.focus = null;
     this.#syncControls();
-    this.render();
   }
 
   #user(changes) {
-    this.set(changes);
+    if ((this.model?.tokens.length ?? 0) <= DEFER_TOKENS) {
+      this.set(changes);
+    } else {
+      this.#apply(changes);
+      this.#schedule(() => this.render());
+    }
     this.options.onState?.(this.state);
+  }
+
+  /** Runs `redraw` at the next animation frame (once, however often it is asked for before then). */
+  #schedule(redraw) {
+    this.pending = redraw;
+    this.frame ||= requestAnimationFrame(() => {
+      this.frame = 0;
+      const run = this.pending;
+      this.pending = null;
+      run?.();
+    });
   }
 
   #selectWord(row, col) {
@@ -339,6 +386,7 @@ export class Figure {
     const e = this.els;
     e.plot.hidden = true;
     e.viewBox.replaceChildren();
+    e.viewBox.dataset.view = '';
     e.legend.replaceChildren();
     e.notes.replaceChildren();
     this.model = null;
@@ -347,13 +395,18 @@ export class Figure {
   #tokenError(text, err) {
     const count = tokenCount(this.core, text);
     if (count === 0) return 'Type a sentence: there are no words to compare yet.';
-    if (count > MAX_TOKENS) return `That is ${number(count)} tokens; the figure shows at most ${MAX_TOKENS} — shorten the sentence.`;
     return err.message;
   }
 
-  /** Redraws from the current state (no-op until the vectors are loaded, unless imported). */
+  /** Recomputes (in the core) and redraws from the current state (no-op until the vectors are loaded, unless imported). */
   render() {
-    const s = this.state, e = this.els;
+    if (this.frame) {
+      cancelAnimationFrame(this.frame);
+      this.frame = 0;
+      this.pending = null;
+    }
+    const started = performance.now();
+    const s = this.state;
     let model;
     if (this.imported) {
       model = this.imported;
@@ -374,52 +427,96 @@ export class Figure {
       }
     }
     this.model = model;
+    const computed = performance.now();
+    this.#draw();
+    const done = performance.now();
+    // For scripts/measure-redraw.mjs: the core's share of the last redraw and the drawing's (ms).
+    this.timing = { compute: computed - started, draw: done - computed };
+  }
+
+  /** The view of this.model for the current state, drawn by the view objects kept across redraws. */
+  #draw() {
+    const model = this.model, s = this.state, e = this.els;
+    if (!model) return;
     const T = model.tokens.length;
     const word = s.word !== null && s.word < T ? s.word : null;
     this.#fillWords(model.tokens, word);
-    e.plot.hidden = false;
-    // The heads grid's maps from the last render, to repaint in place when the words are the same.
-    const priorHeads = e.viewBox.dataset.view === 'heads' ? [...e.viewBox.querySelectorAll(':scope > svg.heatmap')] : [];
-    e.viewBox.className = 'view';
-    e.viewBox.dataset.view = s.view;
-    this.#showMessage('');
+    if (model.tokenTotal) {
+      this.#showMessage(`That is ${number(model.tokenTotal)} tokens; the figure shows the first ${number(MAX_TOKENS)}.`, 'note');
+    } else this.#showMessage('');
     const columns = model.source !== 'imported' && model.columns && s.view === 'heatmap';
     const weights = model.source === 'imported' ? model.attentions[s.layer][s.head] : columns ? model.columns : model.single.weights;
-    const showCell = (cell) => this.#readoutCell(cell);
-    this.#readout(null);
+    e.plot.hidden = false;
+    this.viewWidth ||= e.viewBox.clientWidth; // before the first observer report
+    const width = this.viewWidth || 640;
+    const show = (...nodes) => {
+      if (e.viewBox.dataset.view !== s.view || nodes.some((n, k) => e.viewBox.children[k] !== n) || e.viewBox.children.length !== nodes.length) {
+        e.viewBox.replaceChildren(...nodes);
+        e.viewBox.dataset.view = s.view;
+      }
+    };
+    this.#readout(null); // the view reports its hovered or focused cell again as it redraws
+    e.viewBox.className = s.view === 'heads' ? 'view grid' : 'view';
 
     if (s.view === 'heatmap') {
-      const focusAt = this.focus ?? (word !== null ? { row: word, col: word } : null);
-      drawHeatmap(e.viewBox, e.legend, model.tokens, weights, showCell, focusAt,
-        { selectedRow: word, onSelect: (r, c) => this.#selectWord(r, c), hideDiagonal: s.diagonal === 'hide' });
+      const view = (this.views.heatmap ??= new Heatmap({
+        table: true,
+        onCell: (cell) => this.#readoutCell(cell),
+        onSelect: (r, c) => this.#selectWord(r, c),
+      }));
+      show(view.el);
+      const hideDiagonal = s.diagonal === 'hide';
+      view.update({ tokens: model.tokens, weights, hideDiagonal, selectedRow: word, focus: this.focus, width });
+      drawLegend(e.legend, view.p.max, hideDiagonal ? 'the largest weight off the diagonal' : undefined);
     } else if (s.view === 'lines') {
-      drawLines(e.viewBox, model.tokens, weights, {
-        selected: word,
+      const view = (this.views.lines ??= new Lines({
         onSelect: (i) => this.#selectWord(i, 0),
         onFocusWord: (info) => this.#readout(info ? describeLinks(info) : null),
-      });
+      }));
+      show(view.el);
+      view.update({ tokens: model.tokens, weights, selected: word, width });
       e.legend.replaceChildren();
     } else if (s.view === 'steps') {
       if (model.source === 'imported') {
-        e.viewBox.replaceChildren();
+        show();
         this.#showMessage('The steps view needs the scores before the softmax; imported attention holds only the weights. Choose heatmap, lines or heads.', 'hint');
       } else {
-        const scaleText = `scaled = q·k ÷ √${model.dim} ÷ temperature ${s.temperature.toFixed(2)}${s.mask === 'causal' ? '; later words masked (−∞)' : ''}`;
-        drawSteps(e.viewBox, model.tokens, model.single, word ?? 0, { scaleText });
+        const view = (this.views.steps ??= new Steps());
+        show(view.el);
+        const scaleText = `scaled = q·k ${s.scale === 'none' ? '' : `÷ √${model.dim} `}÷ temperature ${s.temperature.toFixed(2)}${s.mask === 'causal' ? '; later words masked (−∞)' : ''}`;
+        view.update({ tokens: model.tokens, steps: model.single, query: word ?? 0, scaleText });
       }
       e.legend.replaceChildren();
     } else {
-      const list = model.source === 'imported' ? model.attentions[s.layer] : model.heads.map((h) => h.weights);
+      const list = model.source === 'imported' ? model.attentions[s.layer] : model.heads.map((hd) => hd.weights);
       const max = Math.max(...list.map((w) => maxOf(w.data)));
-      e.viewBox.className = 'view grid';
-      const reuse = priorHeads.length === list.length && e.viewBox.children.length === list.length;
-      if (!reuse) e.viewBox.replaceChildren();
-      list.forEach((w, k) => drawHeatmap(e.viewBox, null, model.tokens, w, showCell, null,
-        { compact: true, title: `head ${k + 1}`, head: k, max, append: true, selectedRow: word, reuse: reuse ? priorHeads[k] : null }));
+      const views = this.#headViews(list.length);
+      show(...views.map((v) => v.el));
+      list.forEach((w, k) => views[k].update({ tokens: model.tokens, weights: w, max, selectedRow: word, width }));
       drawLegend(e.legend, max);
     }
     this.#writeNotes(model.tokens);
     this.#writeOptionNote(model, s.view === 'heatmap');
+    // The first figure with numbers on it: a User Timing mark that bench/browser.mjs waits for.
+    if (!this.drawnOnce) {
+      this.drawnOnce = true;
+      performance.mark('attention-figure:first-draw');
+    }
+  }
+
+  /** n compact heatmaps for the heads view; moving one's window moves them all. */
+  #headViews(n) {
+    const views = this.views.heads;
+    while (views.length > n) views.pop();
+    while (views.length < n) {
+      const k = views.length;
+      views.push(new Heatmap({
+        compact: true, title: `head ${k + 1}`, head: k, table: true,
+        onCell: (cell) => this.#readoutCell(cell),
+        onWindow: (origin) => views.forEach((v, other) => other !== k && v.scrollTo(origin)),
+      }));
+    }
+    return views;
   }
 
   /** One line per heatmap option in force, saying what the picture now shows. */
@@ -437,13 +534,37 @@ export class Figure {
     this.els.optionNote.replaceChildren(...lines.map((t) => h('span', {}, t)));
   }
 
+  /**
+   * The Word menu: one option per token. For a long input the full list (up to MAX_TOKENS options)
+   * is only built when the reader reaches for the menu; until then it holds the chosen word alone,
+   * so typing does not rebuild a thousand options per key.
+   */
   #fillWords(tokens, word) {
     const sel = this.els.word;
-    const texts = tokens.map((t, i) => `${i + 1}: ${t.text}`);
-    const current = [...sel.options].map((o) => o.textContent);
-    if (current.length !== texts.length + 1 || texts.some((t, i) => current[i + 1] !== t)) {
-      sel.replaceChildren(h('option', { value: '' }, '—'), ...texts.map((t, i) => h('option', { value: i }, t)));
+    this.wordList = { tokens, word };
+    if (tokens.length > ALL_ROWS && activeIn(sel) !== sel) {
+      const only = word === null ? [] : [h('option', { value: word }, `${word + 1}: ${tokens[word].text}`)];
+      sel.replaceChildren(h('option', { value: '' }, '—'), ...only);
+      sel.dataset.full = '';
+      sel.value = word === null ? '' : String(word);
+      return;
     }
+    this.#fullWordList();
+  }
+
+  #fullWordList() {
+    const sel = this.els.word, { tokens, word } = this.wordList ?? {};
+    if (!tokens) return;
+    const options = sel.options;
+    if (options.length !== tokens.length + 1) {
+      sel.replaceChildren(h('option', { value: '' }, '—'), ...tokens.map((_, i) => h('option', { value: i })));
+    }
+    // Only the options whose word changed are rewritten.
+    tokens.forEach((t, i) => {
+      const text = `${i + 1}: ${t.text}`;
+      if (options[i + 1].textContent !== text) options[i + 1].textContent = text;
+    });
+    sel.dataset.full = 'true';
     sel.value = word === null ? '' : String(word);
   }
 

@@ -1,163 +1,287 @@
 // The "lines" view (after BertViz's head view): query words on the left, key words on the right, one
-// line per pair whose thickness and opacity follow its weight. Hovering or focusing a word isolates
-// its lines. Weights come from the wasm core (or an imported model); this file only draws them.
-import { activeIn, svgEl as el, textWidth } from './dom.js';
+// line per pair whose thickness and opacity follow its weight. The lines are drawn on a <canvas>
+// (thousands of them cost one stroke per shade, not one DOM node each); the words are SVG text the
+// keyboard can reach. Hovering or focusing a word isolates its lines. A long input shows a window of
+// words around the chosen one. Weights come from the wasm core (or an imported model).
+import { activeIn, svgEl as el, h, setAttrs, textWidth } from './dom.js';
+import { sizeCanvas, themeColours } from './colour.js';
 import { format4, labelOf, maxOf } from './heatmap.js';
+import { ALL_ROWS, Pager, WINDOW, centre, follow } from './windowing.js';
 
 const ROW = 26;
-const GAP = 170; // horizontal room for the lines
+const TOP = 34;
+const SHADES = 64; // lines are stroked in this many steps of weight, one path each
 
 /**
- * Draws `weights` (T×T, rows = queries) into container. onFocusWord(info | null) gets
- * { side: 'query' | 'key', index, token, links: [{ index, token, weight }] } (strongest first);
- * onSelect(index) is called when a query word is focused or clicked. selected: query index to isolate.
+ * One lines view, kept across redraws: append `lines.el`, then call update() whenever the weights
+ * change. Options: onFocusWord(info | null) gets { side: 'query' | 'key', index, token, links:
+ * [{ index, token, weight }] } (strongest first, over every word); onSelect(index) when a query word
+ * is focused or clicked. The canvas carries what it drew as canvas.attentionLines (see #paint).
  */
-export function drawLines(container, tokens, weights, { onFocusWord = () => {}, onSelect, selected = null } = {}) {
-  const T = weights.rows;
-  const { data } = weights;
-  const max = maxOf(data);
-  const fontPx = 14;
-  const font = `${fontPx}px ${getComputedStyle(container).fontFamily}`;
-  const labels = tokens.map(labelOf);
-  const labelW = Math.ceil(Math.max(...labels.map((l) => textWidth(l, font)))) + 8;
-  const xl = labelW + 8; // right edge of the query labels
-  const xr = xl + GAP;   // left edge of the key labels
-  const top = 34;
-  const width = xr + labelW + 8;
-  const height = top + T * ROW + 6;
-  const y = (i) => top + i * ROW + ROW / 2;
-
-  const svg = el('svg', {
-    class: 'lines', viewBox: `0 0 ${width} ${height}`, width, height, role: 'group', tabindex: -1,
-    'aria-label': `Attention as lines: ${T} query words on the left, the same words as keys on the right. ` +
-      'Use the arrow keys to move between words; a focused word keeps only its lines.',
-  });
-  svg.style.fontSize = `${fontPx}px`;
-  const head = el('g', { class: 'axis-title', 'aria-hidden': 'true' }, svg);
-  el('text', { x: xl - 4, y: 16, 'text-anchor': 'end' }, head).textContent = 'queries';
-  el('text', { x: xr + 4, y: 16 }, head).textContent = 'keys';
-
-  const linkGroup = el('g', { class: 'links', 'aria-hidden': 'true' }, svg);
-  const links = [];
-  for (let i = 0; i < T; i++) {
-    for (let j = 0; j < T; j++) {
-      const w = data[i * T + j];
-      if (!(w > 0)) continue;
-      const f = max > 0 ? w / max : 0;
-      const line = el('line', {
-        class: 'link', x1: xl + 2, y1: y(i), x2: xr - 2, y2: y(j),
-        'stroke-width': (0.5 + 5 * f).toFixed(2), 'stroke-opacity': (0.08 + 0.92 * f).toFixed(3),
-        'data-row': i, 'data-col': j, 'data-weight': String(w),
-      }, linkGroup);
-      links.push(line);
-    }
+export class Lines {
+  constructor({ onFocusWord = () => {}, onSelect } = {}) {
+    this.onFocusWord = onFocusWord;
+    this.onSelect = onSelect;
+    this.start = 0;
+    this.anchorKey = null;
+    this.isolated = null;  // { side, index } whose lines are drawn alone
+    this.current = null;   // the word node in the tab order
+    this.canvas = h('canvas', { class: 'links', 'aria-hidden': 'true' });
+    this.svg = el('svg', { class: 'lines', role: 'group' });
+    const titles = el('g', { class: 'axis-title', 'aria-hidden': 'true' }, this.svg);
+    this.queriesTitle = el('text', { y: 16, 'text-anchor': 'end' }, titles);
+    this.queriesTitle.textContent = 'queries';
+    this.keysTitle = el('text', { y: 16 }, titles);
+    this.keysTitle.textContent = 'keys';
+    this.queryWords = [];
+    this.keyWords = [];
+    this.plot = h('div', { class: 'lines-plot' }, this.canvas, this.svg);
+    this.pager = new Pager('words', 'Lines to words outside the window are not drawn; arrow keys on a word, or these buttons, scroll.',
+      (direction) => this.#scroll(this.start + direction * this.rows));
+    this.el = h('div', { class: 'lines-view' }, this.pager.el, this.plot);
+    this.svg.exportShapes = () => this.exportShapes();
+    this.#wire();
   }
 
-  const words = [];
-  const addWord = (side, i) => {
-    const t = tokens[i];
-    const x = side === 'query' ? xl - 4 : xr + 4;
-    const text = el('text', {
-      class: `word ${side} label ${t.lookup}`, x, y: y(i), 'dominant-baseline': 'central',
-      'text-anchor': side === 'query' ? 'end' : 'start', tabindex: -1, role: 'button',
-      'data-side': side, 'data-index': i,
-      'aria-label': `${side} word ${i + 1}: ${t.text}`,
-    }, svg);
-    text.textContent = labels[i];
-    words.push(text);
-    return text;
-  };
-  const queryWords = tokens.map((_, i) => addWord('query', i));
-  const keyWords = tokens.map((_, i) => addWord('key', i));
+  /** Draws `weights` (T×T, rows = queries); selected: the query word to isolate (null: none). */
+  update({ tokens, weights, selected = null, width = 640 }) {
+    const T = weights.rows;
+    if (tokens !== this.tokens) {
+      this.tokens = tokens;
+      this.labels = tokens.map(labelOf);
+      if (!this.family && this.el.isConnected) this.family = getComputedStyle(this.el).fontFamily;
+      const font = `bold 14px ${this.family || 'sans-serif'}`; // the chosen word is drawn bold: room for that
+      this.labelW = Math.ceil(Math.max(...this.labels.map((l) => textWidth(l, font)))) + 8;
+    }
+    this.data = weights.data;
+    this.T = T;
+    this.max = maxOf(weights.data);
+    this.selected = selected !== null && selected < T ? selected : null;
+    this.rows = T <= ALL_ROWS ? T : WINDOW;
+    const key = this.selected === null ? null : `${T}:${this.selected}`;
+    if (key !== this.anchorKey && this.selected !== null && (this.selected < this.start || this.selected >= this.start + this.rows)) {
+      this.start = centre(this.rows, T, this.selected);
+    }
+    this.anchorKey = key;
+    this.start = Math.min(Math.max(0, this.start), T - this.rows);
+    this.gap = Math.min(170, Math.max(60, width - 2 * this.labelW - 24));
+    if (this.isolated && this.isolated.index >= T) this.isolated = null;
+    this.#draw();
+    this.#show(this.#focusedWord());
+  }
 
-  const linksOf = (side, index) => {
+  #draw() {
+    const { T, rows, start, labelW, gap } = this;
+    const xl = labelW + 8, xr = xl + gap;
+    const width = xr + labelW + 8, height = TOP + rows * ROW + 6;
+    Object.assign(this, { xl, xr });
+    this.plot.style.width = `${width}px`;
+    this.plot.style.height = `${height}px`;
+    setAttrs(this.svg, { width, height, viewBox: `0 0 ${width} ${height}`,
+      'aria-label': `Attention as lines: ${T} query words on the left, the same words as keys on the right` +
+        `${rows < T ? `, words ${start + 1}–${start + rows} shown` : ''}. Use the arrow keys to move between words; a focused word keeps only its lines.` });
+    setAttrs(this.queriesTitle, { x: xl - 4 });
+    setAttrs(this.keysTitle, { x: xr + 4 });
+    this.canvas.style.left = `${xl + 2}px`;
+    this.canvas.style.top = `${TOP}px`;
+    this.#words('query', this.queryWords, xl - 4);
+    this.#words('key', this.keyWords, xr + 4);
+    if (!this.current || !this.current.isConnected) this.current = this.queryWords[0];
+    for (const w of [...this.queryWords, ...this.keyWords]) w.setAttribute('tabindex', w === this.current ? 0 : -1);
+    this.pager.show(start, rows, T);
+  }
+
+  /** Keeps one text node per word in the window (pooled: only changed text is written). */
+  #words(side, pool, x) {
+    const { rows, start, tokens } = this;
+    while (pool.length < rows) {
+      pool.push(el('text', { 'dominant-baseline': 'central', 'text-anchor': side === 'query' ? 'end' : 'start', role: 'button', tabindex: -1, 'data-side': side }, this.svg));
+    }
+    while (pool.length > rows) pool.pop().remove();
+    pool.forEach((node, k) => {
+      const i = start + k, t = tokens[i];
+      // The class is rewritten only when the word's kind (known, stemmed, unknown) changes.
+      if (!node.classList.contains(t.lookup) || !node.classList.contains('word')) node.setAttribute('class', `word ${side} label ${t.lookup}`);
+      setAttrs(node, { x, y: TOP + k * ROW + ROW / 2, 'data-index': i, 'aria-label': `${side} word ${i + 1}: ${t.text}` }, this.labels[i]);
+    });
+  }
+
+  /** The lines between the words in the window, stroked shade by shade; an isolated word's on top. */
+  #paint() {
+    const { T, rows, start, gap, data, max } = this;
+    const w = gap - 4, hgt = rows * ROW;
+    const ratio = sizeCanvas(this.canvas, w, hgt);
+    const ctx = (this.ctx ??= this.canvas.getContext('2d'));
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.strokeStyle = (this.colour ??= themeColours(this.el).link);
+    const iso = this.isolated;
+    const isOn = (i, j) => !iso || (iso.side === 'query' ? i === iso.index : j === iso.index);
+    // Paths per shade: dimmed ones (when a word is isolated) first, then the lit ones above them.
+    const paths = [new Map(), new Map()];
+    const shown = new Float32Array(rows * rows);
+    let drawn = 0;
+    for (let r = 0; r < rows; r++) {
+      const i = start + r;
+      for (let c = 0; c < rows; c++) {
+        const j = start + c, v = data[i * T + j];
+        shown[r * rows + c] = v;
+        if (!(v > 0)) continue;
+        const shade = Math.min(SHADES - 1, Math.floor((max > 0 ? v / max : 0) * SHADES));
+        const set = paths[isOn(i, j) ? 1 : 0];
+        if (!set.has(shade)) set.set(shade, new Path2D());
+        const p = set.get(shade);
+        p.moveTo(0, r * ROW + ROW / 2);
+        p.lineTo(w, c * ROW + ROW / 2);
+        drawn++;
+      }
+    }
+    paths.forEach((set, lit) => {
+      for (const [shade, path] of set) {
+        const f = (shade + 0.5) / SHADES;
+        ctx.lineWidth = 0.5 + 5 * f;
+        ctx.globalAlpha = lit ? 0.08 + 0.92 * f : 0.03;
+        ctx.stroke(path);
+      }
+    });
+    ctx.globalAlpha = 1;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    // What the canvas shows, for tests and tools: the window's weights (rows × rows, row-major),
+    // how many lines were drawn, which word's lines are isolated, and the geometry.
+    this.canvas.attentionLines = { T, start, rows, data: shown, max, drawn, isolated: iso ? { ...iso } : null, rowHeight: ROW, width: w, ratio };
+  }
+
+  /** After a theme change: reads the line colour again and repaints. */
+  restyle() {
+    this.colour = null;
+    if (this.tokens) this.#paint();
+  }
+
+  #scroll(start) {
+    const s = Math.min(Math.max(0, start), this.T - this.rows);
+    if (s === this.start) return;
+    this.start = s;
+    this.#draw();
+    this.#show(this.#focusedWord());
+  }
+
+  // ---- interaction ---------------------------------------------------------------------------------
+  #focusedWord() {
+    const a = activeIn(this.svg);
+    return a && this.svg.contains(a) && a.classList.contains('word') ? a : null;
+  }
+
+  #linksOf(side, index) {
+    const { T, data, tokens } = this;
     const out = [];
-    for (let k = 0; k < T; k++) {
-      const w = side === 'query' ? data[index * T + k] : data[k * T + index];
-      out.push({ index: k, token: tokens[k], weight: w });
-    }
+    for (let k = 0; k < T; k++) out.push({ index: k, token: tokens[k], weight: side === 'query' ? data[index * T + k] : data[k * T + index] });
     return out.sort((a, b) => b.weight - a.weight);
-  };
+  }
 
-  const isolate = (word) => {
-    for (const w of words) w.classList.remove('active');
-    if (!word) {
-      svg.classList.remove('isolated');
-      for (const l of links) l.classList.remove('on');
-      return;
+  /** Isolates a word's lines (a hovered or focused word, else the selected query word). */
+  #show(word) {
+    const pinned = this.selected !== null ? { side: 'query', index: this.selected } : null;
+    const target = word ? { side: word.dataset.side, index: +word.dataset.index } : pinned;
+    this.isolated = target;
+    for (const w of [...this.queryWords, ...this.keyWords]) {
+      w.classList.toggle('active', Boolean(target) && w.dataset.side === target.side && +w.dataset.index === target.index);
     }
-    word.classList.add('active');
-    svg.classList.add('isolated');
-    const side = word.dataset.side, index = +word.dataset.index;
-    const attr = side === 'query' ? 'data-row' : 'data-col';
-    for (const l of links) l.classList.toggle('on', +l.getAttribute(attr) === index);
-  };
-  const pinned = () => (selected !== null && selected < T ? queryWords[selected] : null);
-  const show = (word) => {
-    isolate(word ?? pinned());
-    const w = word ?? pinned();
-    onFocusWord(w ? { side: w.dataset.side, index: +w.dataset.index, token: tokens[+w.dataset.index], links: linksOf(w.dataset.side, +w.dataset.index) } : null);
-  };
+    this.#paint();
+    this.onFocusWord(target ? { ...target, token: this.tokens[target.index], links: this.#linksOf(target.side, target.index) } : null);
+  }
 
-  let current = pinned() ?? queryWords[0];
-  current.setAttribute('tabindex', 0);
-  const focusWord = (word) => {
-    current.setAttribute('tabindex', -1);
+  #focusWord(word) {
+    this.current?.setAttribute('tabindex', -1);
     word.setAttribute('tabindex', 0);
-    current = word;
+    this.current = word;
     word.focus();
-  };
+  }
 
-  svg.addEventListener('pointerover', (e) => {
-    if (e.target.classList?.contains('word')) show(e.target);
-  });
-  svg.addEventListener('pointerleave', () => {
-    const active = activeIn(svg);
-    show(active && svg.contains(active) && active.classList.contains('word') ? active : null);
-  });
-  svg.addEventListener('pointerdown', (e) => {
-    if (e.target.classList?.contains('word')) {
+  #wire() {
+    const svg = this.svg;
+    const isWord = (t) => t?.classList?.contains('word');
+    svg.addEventListener('pointerover', (e) => isWord(e.target) && this.#show(e.target));
+    svg.addEventListener('pointerleave', () => this.#show(this.#focusedWord()));
+    svg.addEventListener('pointerdown', (e) => {
+      if (!isWord(e.target)) return;
       e.preventDefault();
-      focusWord(e.target);
-    }
-  });
-  svg.addEventListener('focusin', (e) => {
-    const word = e.target;
-    if (!word.classList?.contains('word')) return;
-    if (current !== word) {
-      current.setAttribute('tabindex', -1);
-      word.setAttribute('tabindex', 0);
-      current = word;
-    }
-    show(word);
-    if (word.dataset.side === 'query') onSelect?.(+word.dataset.index);
-  });
-  svg.addEventListener('focusout', (e) => {
-    if (!svg.contains(e.relatedTarget)) show(null);
-  });
-  svg.addEventListener('keydown', (e) => {
-    let side = current.dataset.side, i = +current.dataset.index;
-    switch (e.key) {
-      case 'ArrowUp': i = Math.max(0, i - 1); break;
-      case 'ArrowDown': i = Math.min(T - 1, i + 1); break;
-      case 'ArrowLeft': side = 'query'; break;
-      case 'ArrowRight': side = 'key'; break;
-      case 'Home': i = 0; break;
-      case 'End': i = T - 1; break;
-      default: return;
-    }
-    e.preventDefault();
-    focusWord((side === 'query' ? queryWords : keyWords)[i]);
-  });
+      this.#focusWord(e.target);
+    });
+    svg.addEventListener('focusin', (e) => {
+      const word = e.target;
+      if (!isWord(word)) return;
+      if (this.current !== word) {
+        this.current?.setAttribute('tabindex', -1);
+        word.setAttribute('tabindex', 0);
+        this.current = word;
+      }
+      this.#show(word);
+      if (word.dataset.side === 'query') this.onSelect?.(+word.dataset.index);
+    });
+    svg.addEventListener('focusout', (e) => {
+      if (!svg.contains(e.relatedTarget)) this.#show(null);
+    });
+    svg.addEventListener('keydown', (e) => {
+      const word = this.current;
+      if (!word) return;
+      let side = word.dataset.side, i = +word.dataset.index;
+      switch (e.key) {
+        case 'ArrowUp': i -= 1; break;
+        case 'ArrowDown': i += 1; break;
+        case 'ArrowLeft': side = 'query'; break;
+        case 'ArrowRight': side = 'key'; break;
+        case 'PageUp': i -= this.rows; break;
+        case 'PageDown': i += this.rows; break;
+        case 'Home': i = 0; break;
+        case 'End': i = this.T - 1; break;
+        default: return;
+      }
+      e.preventDefault();
+      i = Math.min(Math.max(0, i), this.T - 1);
+      const start = follow(this.start, this.rows, this.T, i);
+      if (start !== this.start) {
+        this.start = start;
+        this.#draw();
+      }
+      const target = (side === 'query' ? this.queryWords : this.keyWords)[i - this.start];
+      if (target === word) {
+        // Same node, new word (the window scrolled under it): focusin will not fire again.
+        this.#show(word);
+        if (side === 'query') this.onSelect?.(i);
+      } else this.#focusWord(target);
+    });
+  }
 
-  container.replaceChildren(svg);
-  show(null);
-  return { get selected() { return selected; } };
+  /** The drawn lines as SVG shapes in the word SVG's coordinates (for the exporter). */
+  exportShapes() {
+    const { T, rows, start, data, max, xl, xr } = this;
+    const colour = (this.colour ??= themeColours(this.el).link), iso = this.isolated;
+    const out = [];
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < rows; c++) {
+        const i = start + r, j = start + c, v = data[i * T + j];
+        if (!(v > 0)) continue;
+        const f = max > 0 ? v / max : 0;
+        const on = !iso || (iso.side === 'query' ? i === iso.index : j === iso.index);
+        out.push({ tag: 'line', attrs: {
+          x1: xl + 2, y1: TOP + r * ROW + ROW / 2, x2: xr - 2, y2: TOP + c * ROW + ROW / 2, stroke: colour,
+          'stroke-width': (0.5 + 5 * f).toFixed(2), 'stroke-opacity': (on ? 0.08 + 0.92 * f : 0.03).toFixed(3),
+          'data-row': i, 'data-col': j, 'data-weight': String(v),
+        } });
+      }
+    }
+    return out;
+  }
 }
 
-/** One line of text for the readout: "train → station 0.3120, the 0.2210, …" (strongest three). */
+/**
+ * One line of text for the readout: "train → station 0.3120, the 0.2210, …" (strongest three). In a
+ * long input words repeat, so each also gets its position: "time (151) → time (133) 0.0069, …".
+ */
 export function describeLinks(info) {
   const arrow = info.side === 'query' ? '→' : '←';
-  const top = info.links.slice(0, 3).map((l) => `${l.token.text} ${format4(l.weight)}`).join(', ');
-  return `${info.token.text} ${arrow} ${top}`;
+  const at = (index) => (info.links.length > ALL_ROWS ? ` (${index + 1})` : '');
+  const top = info.links.slice(0, 3).map((l) => `${l.token.text}${at(l.index)} ${format4(l.weight)}`).join(', ');
+  return `${info.token.text}${at(info.index)} ${arrow} ${top}`;
 }

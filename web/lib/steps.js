@@ -1,83 +1,119 @@
 // The "steps" view: for one query word, the four stages the core went through — raw scores q·k,
 // scaled scores, softmax weights, and the output row — with the core's own intermediate numbers
-// (AttentionSteps.scores / .scaled / .weights / .output). Nothing is recomputed here.
-import { svgEl as el, textWidth } from './dom.js';
+// (AttentionSteps.scores / .scaled / .weights / .output). Nothing is recomputed here. Rows are kept
+// between redraws (only changed text is written); a long input shows a window of keys.
+import { count, h, svgEl as el, setAttrs as set, textWidth } from './dom.js';
 import { labelOf } from './heatmap.js';
+import { ALL_ROWS, Pager, WINDOW, centre } from './windowing.js';
 
 const ROW = 22;
+const TOP = 64;
 const fmt = (x) => (x === -Infinity ? '−∞' : Number.isFinite(x) ? x.toFixed(4).replace('-', '−') : String(x));
 
-/**
- * steps: AttentionSteps of the core; query: the word whose row is shown; scaleText: how the scores
- * were scaled (e.g. "÷ √50 ÷ 1.00"). Returns nothing; draws an SVG table into container.
- */
-export function drawSteps(container, tokens, steps, query, { scaleText = '', outputDims = 8 } = {}) {
-  const T = steps.weights.rows;
-  const i = Math.min(Math.max(0, query), T - 1);
-  const at = (m, r, c) => m.data[r * m.cols + c];
-  const fontPx = 13;
-  const font = `${fontPx}px ${getComputedStyle(container).fontFamily}`;
-  const labels = tokens.map(labelOf);
-  const keyW = Math.max(60, Math.ceil(Math.max(...labels.map((l) => textWidth(l, font)))) + 12);
-  const colW = 92;
-  const barW = 120;
-  const cols = [keyW, colW, colW, colW + barW];
-  const x0 = 8;
-  const xs = cols.reduce((acc, w) => [...acc, acc[acc.length - 1] + w], [x0]);
-  const top = 64;
-  const outTop = top + T * ROW + 20;
-  const d = steps.output.cols;
-  const shown = Math.min(d, outputDims);
-  const width = Math.max(xs[xs.length - 1] + 8, 460);
-  const height = outTop + ROW + 14;
-
-  const svg = el('svg', {
-    class: 'steps', viewBox: `0 0 ${width} ${height}`, width, height, role: 'table',
-    'aria-label': `How ${tokens[i].text} (query word ${i + 1}) shares its attention: scores, scaled scores, softmax weights, output.`,
-  });
-  svg.dataset.query = String(i);
-  svg.style.fontSize = `${fontPx}px`;
-  const title = el('text', { class: 'steps-title', x: x0, y: 18 }, svg);
-  title.textContent = `Query: “${tokens[i].text}” (word ${i + 1} of ${T})`;
-
-  const header = el('g', { role: 'row', class: 'steps-head' }, svg);
-  if (scaleText) el('text', { class: 'steps-note', x: x0, y: 36 }, svg).textContent = scaleText;
-  const heads = ['key', '1 q·k', '2 scaled', '3 softmax'];
-  heads.forEach((text, c) => {
-    const t = el('text', { role: 'columnheader', x: c === 0 ? xs[c] : xs[c + 1] - (c === 3 ? barW : 0) - 8, y: top - 10, 'text-anchor': c === 0 ? 'start' : 'end' }, header);
-    t.textContent = text;
-  });
-  el('line', { class: 'rule', x1: x0, x2: xs[4], y1: top - 4, y2: top - 4 }, svg);
-
-  let maxW = 0;
-  for (let j = 0; j < T; j++) maxW = Math.max(maxW, at(steps.weights, i, j));
-  for (let j = 0; j < T; j++) {
-    const y = top + j * ROW + ROW / 2;
-    const row = el('g', { role: 'row', class: 'steps-row', 'data-key': j }, svg);
-    const score = at(steps.scores, i, j), scaled = at(steps.scaled, i, j), w = at(steps.weights, i, j);
-    const masked = scaled === -Infinity;
-    const cells = [
-      [labels[j], xs[0], 'start', `label ${tokens[j].lookup}`],
-      [fmt(score), xs[2] - 8, 'end', 'num score'],
-      [fmt(scaled), xs[3] - 8, 'end', 'num scaled'],
-      [fmt(w), xs[4] - barW - 8, 'end', 'num weight'],
-    ];
-    for (const [text, x, anchor, cls] of cells) {
-      const t = el('text', { role: 'cell', class: cls + (masked ? ' masked' : ''), x, y, 'text-anchor': anchor, 'dominant-baseline': 'central' }, row);
+/** One steps view, kept across redraws: append `steps.el`, then update() with the core's steps. */
+export class Steps {
+  constructor() {
+    this.start = 0;
+    this.anchorKey = null;
+    this.svg = el('svg', { class: 'steps', role: 'table' });
+    this.title = el('text', { class: 'steps-title', x: 8, y: 18 }, this.svg);
+    this.note = el('text', { class: 'steps-note', x: 8, y: 36 }, this.svg);
+    const header = el('g', { role: 'row', class: 'steps-head' }, this.svg);
+    this.heads = ['key', '1 q·k', '2 scaled', '3 softmax'].map((text, c) => {
+      const t = el('text', { role: 'columnheader', y: TOP - 10, 'text-anchor': c === 0 ? 'start' : 'end' }, header);
       t.textContent = text;
-    }
-    row.querySelector('.score').dataset.value = String(score);
-    row.querySelector('.scaled').dataset.value = String(scaled);
-    row.querySelector('.weight').dataset.value = String(w);
-    el('rect', { class: 'bar', x: xs[4] - barW, y: y - 6, height: 12, width: maxW > 0 ? (barW * w) / maxW : 0, 'aria-hidden': 'true' }, row);
+      return t;
+    });
+    this.rules = [el('line', { class: 'rule' }, this.svg), el('line', { class: 'rule' }, this.svg)];
+    this.body = el('g', {}, this.svg);
+    this.rows = [];
+    this.outTitle = el('text', { class: 'steps-title', x: 8 }, this.svg);
+    this.output = el('text', { class: 'num output', x: 8 }, this.svg);
+    this.pager = new Pager('keys', '', (direction) => this.#scroll(direction));
+    this.el = h('div', { class: 'steps-view' }, this.pager.el, this.svg);
   }
-  el('line', { class: 'rule', x1: x0, x2: xs[4], y1: outTop - 10, y2: outTop - 10 }, svg);
-  const out = el('text', { class: 'steps-title', x: x0, y: outTop + 6 }, svg);
-  out.textContent = `4 output = Σ weight × v  (row ${i + 1} of weights · V, ${d} numbers)`;
-  const values = [];
-  for (let c = 0; c < shown; c++) values.push(fmt(at(steps.output, i, c)));
-  const vec = el('text', { class: 'num output', x: x0, y: outTop + 6 + ROW }, svg);
-  vec.textContent = `[ ${values.join('  ')}${d > shown ? '  …' : ''} ]`;
-  vec.dataset.values = JSON.stringify(Array.from(steps.output.data.subarray(i * d, i * d + shown)));
-  container.replaceChildren(svg);
+
+  /**
+   * steps: AttentionSteps of the core; query: the word whose row is shown; scaleText: how the scores
+   * were scaled (e.g. "÷ √50 ÷ 1.00"); outputDims: numbers of the output row printed.
+   */
+  update({ tokens, steps, query, scaleText = '', outputDims = 8 }) {
+    const T = steps.weights.rows;
+    const i = Math.min(Math.max(0, query), T - 1);
+    if (tokens !== this.tokens) {
+      this.tokens = tokens;
+      this.labels = tokens.map(labelOf);
+      if (!this.family && this.el.isConnected) this.family = getComputedStyle(this.el).fontFamily;
+      const font = `13px ${this.family || 'sans-serif'}`;
+      this.keyW = Math.max(60, Math.ceil(Math.max(...this.labels.map((l) => textWidth(l, font)))) + 12);
+    }
+    this.n = T <= ALL_ROWS ? T : WINDOW;
+    const key = `${T}:${i}`;
+    if (key !== this.anchorKey) this.start = centre(this.n, T, i);
+    this.anchorKey = key;
+    this.start = Math.min(Math.max(0, this.start), T - this.n);
+    Object.assign(this, { steps, i, T, scaleText, outputDims });
+    this.#draw();
+  }
+
+  #scroll(direction) {
+    const start = Math.min(Math.max(0, this.start + direction * this.n), this.T - this.n);
+    if (start === this.start) return;
+    this.start = start;
+    this.#draw();
+  }
+
+  #draw() {
+    const { steps, i, T, n, start, tokens, labels } = this;
+    const at = (m, r, c) => m.data[r * m.cols + c];
+    const colW = 92, barW = 120, x0 = 8;
+    const cols = [this.keyW, colW, colW, colW + barW];
+    const xs = cols.reduce((acc, w) => [...acc, acc[acc.length - 1] + w], [x0]);
+    const outTop = TOP + n * ROW + 20;
+    const d = steps.output.cols, shown = Math.min(d, this.outputDims);
+    const width = Math.max(xs[4] + 8, 460), height = outTop + ROW + 14;
+    set(this.svg, { viewBox: `0 0 ${width} ${height}`, width, height,
+      'aria-label': `How ${tokens[i].text} (query word ${i + 1}) shares its attention: scores, scaled scores, softmax weights, output.` });
+    this.svg.dataset.query = String(i);
+    this.svg.style.fontSize = '13px';
+    set(this.title, {}, `Query: “${tokens[i].text}” (word ${i + 1} of ${T})`);
+    set(this.note, {}, this.scaleText);
+    this.heads.forEach((t, c) => set(t, { x: c === 0 ? xs[0] : xs[c + 1] - (c === 3 ? barW : 0) - 8 }));
+    set(this.rules[0], { x1: x0, x2: xs[4], y1: TOP - 4, y2: TOP - 4 });
+    set(this.rules[1], { x1: x0, x2: xs[4], y1: outTop - 10, y2: outTop - 10 });
+
+    while (this.rows.length < n) {
+      const g = el('g', { role: 'row', class: 'steps-row' }, this.body);
+      const texts = ['label', 'num score', 'num scaled', 'num weight'].map((cls, c) =>
+        el('text', { role: 'cell', class: cls, 'text-anchor': c === 0 ? 'start' : 'end', 'dominant-baseline': 'central' }, g));
+      const bar = el('rect', { class: 'bar', height: 12, 'aria-hidden': 'true' }, g);
+      this.rows.push({ g, texts, bar });
+    }
+    while (this.rows.length > n) this.rows.pop().g.remove();
+    let maxW = 0;
+    for (let j = 0; j < T; j++) maxW = Math.max(maxW, at(steps.weights, i, j));
+    this.rows.forEach(({ g, texts, bar }, k) => {
+      const j = start + k, y = TOP + k * ROW + ROW / 2;
+      const score = at(steps.scores, i, j), scaled = at(steps.scaled, i, j), w = at(steps.weights, i, j);
+      const masked = scaled === -Infinity ? ' masked' : '';
+      g.dataset.key = String(j);
+      const cells = [
+        [labels[j], xs[0], `label ${tokens[j].lookup}`, null],
+        [fmt(score), xs[2] - 8, 'num score', score],
+        [fmt(scaled), xs[3] - 8, 'num scaled', scaled],
+        [fmt(w), xs[4] - barW - 8, 'num weight', w],
+      ];
+      cells.forEach(([text, x, cls, value], c) => {
+        set(texts[c], { x, y, class: cls + masked }, text);
+        if (value !== null) texts[c].dataset.value = String(value);
+      });
+      set(bar, { x: xs[4] - barW, y: y - 6, width: maxW > 0 ? (barW * w) / maxW : 0 });
+    });
+    set(this.outTitle, { y: outTop + 6 }, `4 output = Σ weight × v  (row ${i + 1} of weights · V, ${d} numbers)`);
+    const values = [];
+    for (let c = 0; c < shown; c++) values.push(fmt(at(steps.output, i, c)));
+    set(this.output, { y: outTop + 6 + ROW }, `[ ${values.join('  ')}${d > shown ? '  …' : ''} ]`);
+    this.output.dataset.values = JSON.stringify(Array.from(steps.output.data.subarray(i * d, i * d + shown)));
+    this.pager.show(start, n, T, `; the softmax runs over all ${count(T)}`);
+  }
 }

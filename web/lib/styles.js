@@ -50,6 +50,8 @@ export const FIGURE_CSS = `
 
 .af .message { margin: 0 0 0.75rem; padding: 0.6rem 0.9rem; border-radius: 8px; background: var(--af-error-bg); color: var(--af-error-fg); }
 .af .message.hint { background: var(--af-panel); color: var(--af-muted); border: 1px dashed var(--af-line); }
+.af .message.note { background: var(--af-panel); color: var(--af-fg); border: 1px solid var(--af-line); }
+.af .sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 
 .af .view { overflow-x: auto; padding: 0.25rem 0; }
 .af .view.grid { display: flex; flex-wrap: wrap; gap: 0.75rem 1.25rem; align-items: flex-start; }
@@ -60,17 +62,36 @@ export const FIGURE_CSS = `
 .af svg .label.stemmed { fill: var(--af-stemmed); }
 .af svg .axis-title text, .af svg text.head-title, .af svg text.steps-note { fill: var(--af-muted); font-size: 12px; }
 .af svg text.head-title { font-weight: 600; }
-.af svg .cell { stroke: var(--af-bg); stroke-width: 1.5; cursor: crosshair; outline: none; }
-.af svg.compact .cell { stroke-width: 0.75; }
-.af svg .cell.diag { fill: var(--af-panel); stroke: var(--af-line); stroke-dasharray: 2 2; }
+
+/* Canvas views: cells or lines on a canvas, labels in an SVG laid over it at the same pixel size. */
+.af .hm-plot, .af .lines-plot { position: relative; flex: none; }
+.af .hm-plot > svg, .af .lines-plot > svg { position: absolute; left: 0; top: 0; max-width: none; }
+.af .hm-plot > svg { pointer-events: none; }
+.af .hm-grid { position: absolute; cursor: crosshair; touch-action: manipulation; }
+.af .hm-grid:focus { outline: none; }
+.af .hm-grid:focus-visible { outline: 3px solid var(--af-accent); outline-offset: 2px; }
+.af canvas { display: block; }
+.af .lines-plot > canvas { position: absolute; }
+.af .hm-nav { display: flex; flex-wrap: wrap; align-items: center; gap: 0.5rem 1rem; margin: 0.2rem 0 0.6rem; }
+.af .hm-overview { border: 1px solid var(--af-line); cursor: grab; touch-action: none; flex: none; }
+.af .hm-overview:focus-visible { outline: 3px solid var(--af-accent); outline-offset: 2px; }
+.af .hm-window { margin: 0; font-size: 0.88rem; max-width: 34rem; }
+.af .pager { margin: 0.2rem 0 0.5rem; display: grid; gap: 0.3rem; }
+.af .view.grid > .heatmap { display: flex; flex-direction: column; }
+.af details.hm-table { margin: 0.3rem 0; font-size: 0.85rem; }
+.af details.hm-table summary { cursor: pointer; color: var(--af-muted); }
+.af .hm-table-box { overflow: auto; max-height: 28rem; max-width: 100%; }
+.af table.matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 0.8rem; }
+.af table.matrix caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.25rem; }
+.af table.matrix :is(th, td) { padding: 0.1rem 0.4rem; text-align: right; border: 1px solid var(--af-line); white-space: nowrap; }
+.af table.matrix th { font-weight: 600; background: var(--af-panel); color: var(--af-muted); }
+.af table.matrix td { font-family: var(--af-mono); }
+.af table.matrix td.corner { border: 0; background: none; color: var(--af-muted); }
 .af .options input[type=checkbox] { accent-color: var(--af-accent); width: 1.05rem; height: 1.05rem; }
 .af .option-note { margin: 0.3rem 0; font-size: 0.88rem; color: var(--af-muted); display: grid; gap: 0.2rem; }
 .af .option-note:empty { display: none; }
 .af svg .ring { fill: none; stroke: var(--af-fg); stroke-width: 3; pointer-events: none; }
-.af svg.compact .ring { stroke-width: 2; }
-.af svg .value { font-size: 11px; text-anchor: middle; dominant-baseline: central; pointer-events: none; font-variant-numeric: tabular-nums; }
-.af svg .link { stroke: var(--af-link); transition: stroke-opacity 120ms; }
-.af svg.isolated .link:not(.on) { stroke-opacity: 0.03; }
+.af .compact svg .ring { stroke-width: 2; }
 .af svg .word { cursor: pointer; outline: none; }
 .af svg .word:focus-visible { text-decoration: underline; }
 .af svg.steps .num { font-family: var(--af-mono); font-variant-numeric: tabular-nums; font-size: 12px; }

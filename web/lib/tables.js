@@ -1,8 +1,9 @@
-// Page-only helpers for the explainer: MathML formulas (built node by node, no TeX engine), matrices
-// as real HTML tables (so screen readers read them as tables), editable matrices, and number
+// Helpers for tables and formulas: matrices as real HTML tables (so screen readers read them as
+// tables; the figure's views use matrixTable for their table alternative too), and for the page's
+// explainer MathML formulas (built node by node, no TeX engine), editable matrices and number
 // formatting. Every number shown comes from the wasm core; nothing here does arithmetic on it.
 import { h } from './dom.js';
-import { inkOn, viridis } from './heatmap.js';
+import { inkOn, viridis } from './colour.js';
 
 const MML = 'http://www.w3.org/1998/Math/MathML';
 
@@ -47,43 +48,79 @@ const at = (mat, r, c) => mat.data[r * mat.cols + c];
 /**
  * A matrix (core Matrix) as a <table>. options: { caption, name, rowLabels, colLabels, heat (colour
  * cells by value, 0…max), max, highlightRow, highlightCol, limit (rows/cols shown before "…"), keep
- * (a row index always shown), title }.
+ * (a row index always shown), title, rowRange, colRange ([start, end): show only these rows/columns,
+ * e.g. the window a view draws of a long input), reuse (a table this function made before: if it
+ * has the same rows, columns and labels, its numbers are rewritten in place and it is returned — a
+ * redraw then re-lays out changed text only, not a new table) }.
  */
 export function matrixTable(mat, o = {}) {
   const limit = o.limit ?? Infinity;
-  const rowsShown = pick(mat.rows, limit, o.highlightRow);
-  const colsShown = pick(mat.cols, limit, o.highlightCol);
+  const range = ([start, end]) => Array.from({ length: end - start }, (_, k) => start + k);
+  const rowsShown = o.rowRange ? range(o.rowRange) : pick(mat.rows, limit, o.highlightRow);
+  const colsShown = o.colRange ? range(o.colRange) : pick(mat.cols, limit, o.highlightCol);
   let max = o.max ?? 0;
   if (o.heat && o.max === undefined) for (const v of mat.data) if (v > max) max = v;
   // All integers (seed 003's scores, the by-hand products): print them as such; otherwise 4 decimals throughout.
   const fixed = !mat.data.every((v) => Number.isInteger(v) || v === -Infinity);
+  const label = (labels, i) => (i === null ? null : labels?.[i] ?? String(i + 1));
+  const shape = JSON.stringify([o.name, o.heat, o.highlightRow, o.highlightCol, mat.rows, mat.cols, rowsShown, colsShown]);
+  const labels = [...rowsShown.map((r) => label(o.rowLabels, r)), ...colsShown.map((c) => label(o.colLabels, c))].filter((l) => l !== null);
+  // A cell's text node is rewritten rather than replaced (cheaper for the browser to re-lay out).
+  const setText = (node, text) => {
+    const t = node.firstChild;
+    if (t?.nodeType === 3 && !t.nextSibling) {
+      if (t.data !== text) t.data = text;
+    } else if (node.textContent !== text) node.textContent = text;
+  };
+  const paint = (td, v) => {
+    const text = fmt(v, 4, fixed), value = String(v);
+    setText(td, text);
+    if (td.dataset.value !== value) td.dataset.value = value;
+    if (o.heat && Number.isFinite(v)) {
+      const bg = viridis(max > 0 ? v / max : 0);
+      td.style.background = bg;
+      td.style.color = inkOn(bg);
+    }
+  };
+  if (o.reuse?.tableShape === shape) {
+    let k = 0;
+    for (const r of rowsShown) for (const c of colsShown) if (r !== null && c !== null) paint(o.reuse.valueCells[k++], at(mat, r, c));
+    o.reuse.labelCells.forEach((th, n) => setText(th, labels[n]));
+    if (o.reuse.caption) setText(o.reuse.caption, o.caption ?? '');
+    return o.reuse;
+  }
   const table = h('table', { class: `matrix${o.heat ? ' heat' : ''}`, 'data-name': o.name ?? '', 'data-rows': mat.rows, 'data-cols': mat.cols });
-  if (o.caption) table.append(h('caption', {}, o.caption));
+  const caption = o.caption ? h('caption', {}, o.caption) : null;
+  if (caption) table.append(caption);
   const head = h('tr', {}, h('td', { class: 'corner' }, `${mat.rows}×${mat.cols}`));
-  for (const c of colsShown) head.append(c === null ? h('th', { scope: 'col', class: 'gap' }, '…') : h('th', { scope: 'col', class: c === o.highlightCol ? 'hl' : null }, o.colLabels?.[c] ?? String(c + 1)));
+  const rowHeads = [], colHeads = [];
+  for (const c of colsShown) {
+    if (c === null) head.append(h('th', { scope: 'col', class: 'gap' }, '…'));
+    else head.append(colHeads[colHeads.length] = h('th', { scope: 'col', class: c === o.highlightCol ? 'hl' : null }, label(o.colLabels, c)));
+  }
   table.append(h('thead', {}, head));
   const body = h('tbody');
+  const valueCells = [];
   for (const r of rowsShown) {
     if (r === null) {
       body.append(h('tr', { class: 'gap' }, h('th', { scope: 'row' }, '⋮'), ...colsShown.map(() => h('td', {}, '⋮'))));
       continue;
     }
-    const tr = h('tr', { class: r === o.highlightRow ? 'hl' : null }, h('th', { scope: 'row' }, o.rowLabels?.[r] ?? String(r + 1)));
+    const th = h('th', { scope: 'row' }, label(o.rowLabels, r));
+    rowHeads.push(th);
+    const tr = h('tr', { class: r === o.highlightRow ? 'hl' : null }, th);
     for (const c of colsShown) {
       if (c === null) { tr.append(h('td', { class: 'gap' }, '…')); continue; }
-      const v = at(mat, r, c);
-      const td = h('td', { 'data-row': r, 'data-col': c, 'data-value': String(v), class: c === o.highlightCol ? 'hl' : null }, fmt(v, 4, fixed));
-      if (o.heat && Number.isFinite(v)) {
-        const bg = viridis(max > 0 ? v / max : 0);
-        td.style.background = bg;
-        td.style.color = inkOn(bg);
-      }
+      const td = h('td', { 'data-row': r, 'data-col': c, class: c === o.highlightCol ? 'hl' : null });
+      paint(td, at(mat, r, c));
+      valueCells.push(td);
       tr.append(td);
     }
     body.append(tr);
   }
   table.append(body);
-  return h('div', { class: 'matrix-wrap' }, table);
+  const wrap = h('div', { class: 'matrix-wrap' }, table);
+  return Object.assign(wrap, { tableShape: shape, valueCells, labelCells: [...rowHeads, ...colHeads], caption, morphKeep: true });
 }
 
 /** Indices 0…n-1, or the first `limit` with null for "…" (plus `keep` if it is beyond). */

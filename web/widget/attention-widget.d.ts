@@ -9,6 +9,7 @@ export type Control = 'sentence' | 'view' | 'heads' | 'mask' | 'word' | 'tempera
 
 /** What a figure shows; the same names are its attributes and the full page's URL parameters. */
 export interface FigureState {
+  /** Any text; the figure draws its first 1,024 tokens (and says so when there are more). */
   sentence: string;
   view: View;
   /** Number of heads in the "heads" view, 1–8. */
@@ -48,6 +49,26 @@ export interface ExportedAttention {
 }
 
 export interface AttentionChangeEvent extends CustomEvent<FigureState> {}
+
+/**
+ * What a heatmap's cells canvas (canvas.cells inside the shadow root) drew, on the canvas element as
+ * `attentionWeights`: the window of the T×T matrix shown (all of it when it fits), row-major, and
+ * how it was painted — cell (rowStart + r, colStart + c) is viridis(data[r * cols + c] / max).
+ */
+export interface DrawnWeights {
+  T: number;
+  rowStart: number;
+  colStart: number;
+  rows: number;
+  cols: number;
+  data: Float32Array;
+  max: number;
+  hideDiagonal: boolean;
+  /** Cell side in CSS px; ratio: device px per CSS px; gap: device px between cells. */
+  cell: number;
+  ratio: number;
+  gap: number;
+}
 
 /**
  * <attention-figure sentence="…" view="heatmap|lines|steps|heads" heads="4" temperature="1"
