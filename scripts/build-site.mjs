@@ -3,11 +3,15 @@
 //   app.js                 web/app.js bundled by esbuild, with 'attention-core' = build/wasm/attention.js
 //   attention_wasm.wasm    from the Emscripten build (build/wasm/)
 //   vectors.bin            data/vectors.bin
+//   attention_model_wasm.js, attention_model_wasm.wasm
+//                          the larger module that also runs the trained language model (its glue
+//                          minified); fetched only when the reader first picks "trained model"
+//   model.bin              data/model.bin, the trained model, fetched at the same moment
 //   index.html, style.css  from web/
 // and the embeddable widget into build/site/widget/ (a folder that is also an npm package):
 //   attention-widget.js    web/widget/attention-widget.js (+ a shared chunk) — <attention-figure>
 //   attention.js           the compute module alone (build/wasm/attention.js + glue), same shared chunk
-//   attention_wasm.wasm, vectors.bin, *.d.ts, package.json, README.md
+//   attention_wasm.wasm, vectors.bin, attention_model_wasm.js/.wasm, model.bin, *.d.ts, package.json, README.md
 // and examples/ (article-like pages embedding the widget) into build/site/examples/.
 // Needs the wasm build first:  emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm
 import { build } from 'esbuild';
@@ -24,6 +28,7 @@ const inputs = {
   widget: join(root, 'web', 'widget', 'attention-widget.js'),
   wrapper,
   glue: join(root, 'build', 'wasm', 'attention_wasm.js'),
+  modelGlue: join(root, 'build', 'wasm', 'attention_model_wasm.js'),
 };
 const copies = [
   [join(root, 'web', 'index.html'), 'index.html'],
@@ -32,6 +37,12 @@ const copies = [
   [join(root, 'data', 'vectors.bin'), 'vectors.bin'],
   [join(root, 'build', 'wasm', 'attention_wasm.wasm'), 'widget/attention_wasm.wasm'],
   [join(root, 'data', 'vectors.bin'), 'widget/vectors.bin'],
+  // The trained model and its module, beside each bundle: wasm/attention.js loads the module's glue
+  // relative to itself (that is, to the bundle), and core.js fetches model.bin from the same folder.
+  [join(root, 'build', 'wasm', 'attention_model_wasm.wasm'), 'attention_model_wasm.wasm'],
+  [join(root, 'data', 'model.bin'), 'model.bin'],
+  [join(root, 'build', 'wasm', 'attention_model_wasm.wasm'), 'widget/attention_model_wasm.wasm'],
+  [join(root, 'data', 'model.bin'), 'widget/model.bin'],
   [join(root, 'web', 'widget', 'attention-widget.d.ts'), 'widget/attention-widget.d.ts'],
   [join(root, 'wasm', 'attention.d.ts'), 'widget/attention.d.ts'],
   [join(root, 'web', 'widget', 'package.json'), 'widget/package.json'],
@@ -55,6 +66,7 @@ if (missing.length) {
     console.error('Build the WebAssembly module first (emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm).');
   }
   if (missing.includes(join(root, 'data', 'vectors.bin'))) console.error('Make the word vectors first (data/vectors.bin).');
+  if (missing.includes(join(root, 'data', 'model.bin'))) console.error('data/model.bin is missing (model/README.md says how to rebuild it).');
   process.exit(1);
 }
 
@@ -111,6 +123,11 @@ try {
     splitting: true,
     chunkNames: 'shared-[hash]',
   });
+  // The model module's glue, minified, once per folder (it stays a separate file: it is imported
+  // on demand by URL, so neither bundle carries it).
+  for (const dir of [out, join(out, 'widget')]) {
+    await build({ ...common, entryPoints: [inputs.modelGlue], outfile: join(dir, 'attention_model_wasm.js') });
+  }
 } catch {
   console.error('build-site: esbuild failed (see above).');
   process.exit(1);
@@ -135,6 +152,10 @@ for (const [name, raw, gz] of rows) console.log(`  ${name.padEnd(width)}  ${kb(r
 const sum = (pick) => rows.filter(([n]) => pick(n)).reduce((a, [, raw, gz]) => [a[0] + raw, a[1] + gz], [0, 0]);
 const total = sum((n) => !n.includes('/'));
 console.log(`  ${'page total'.padEnd(width)}  ${kb(total[0]).padStart(10)}  gzip ${kb(total[1]).padStart(10)}`);
-// The widget's payload before the word vectors: its JS (entry + shared chunk) and the wasm.
-const payload = sum((n) => n.startsWith('widget/') && (n.endsWith('.js') && n !== 'widget/attention.js' || n.endsWith('.wasm')));
+// The widget's payload before the word vectors: its JS (entry + shared chunk) and the wasm. The
+// model's module is not part of it: it is fetched only when a reader (or source="model") asks for it.
+const onDemand = (n) => n.includes('attention_model_wasm');
+const payload = sum((n) => n.startsWith('widget/') && !onDemand(n) && (n.endsWith('.js') && n !== 'widget/attention.js' || n.endsWith('.wasm')));
 console.log(`  ${'widget JS + wasm'.padEnd(width)}  ${kb(payload[0]).padStart(10)}  gzip ${kb(payload[1]).padStart(10)}  (limit 150 KiB gzip)`);
+const model = sum((n) => n.startsWith('widget/') && onDemand(n));
+console.log(`  ${'+ model module'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (on demand, with model.bin)`);

@@ -1,8 +1,9 @@
 // The full page: one attention figure (the same Figure class the <attention-figure> widget uses),
 // whose whole state lives in the URL — ?sentence=…&view=…&heads=…&temperature=…&mask=…&word=… —
 // so a copied link or iframe reproduces what the reader sees. &embed=1 shows the figure alone
-// (for iframes), &theme=light|dark forces a theme. Below the figure (page only, not in the widget):
-// the step-by-step explainer (lib/explainer.js) and the by-hand sheet (lib/byhand.js).
+// (for iframes), &theme=light|dark forces a theme; &source=model&layer=…&head=… shows the trained
+// model. Below the figure (page only, not in the widget): the step-by-step explainer
+// (lib/explainer.js), which follows the figure's source, and the by-hand sheet (lib/byhand.js).
 // All maths happens in the wasm core.
 import { ByHand } from './lib/byhand.js';
 import { loadCore } from './lib/core.js';
@@ -22,12 +23,16 @@ let explainer = null;
 const figure = new Figure(document.getElementById('figure'), {
   controls: new Set(CONTROLS),
   showVocabulary: true,
+  // The explainer needs the word vectors even when the page opens on the trained model.
+  preloadVectors: !embed,
   theme,
   shareBase: () => location.origin + location.pathname,
   onState: () => {
     history.replaceState(null, '', figure.shareURL({ embed }));
-    explainer?.sync(figure.state);
+    explainer?.sync(figure.state, figure.model);
   },
+  // A new run of the trained model (or a new word-vector figure): the explainer follows it.
+  onComputed: (model) => explainer?.sync(figure.state, model),
   onLoaded: async (vectors) => {
     for (const d of document.querySelectorAll('.dim')) d.textContent = String(vectors.dim);
     if (embed) return;
@@ -43,7 +48,7 @@ const figure = new Figure(document.getElementById('figure'), {
         history.replaceState(null, '', figure.shareURL({ embed }));
       },
     });
-    explainer.sync(figure.state);
+    explainer.sync(figure.state, figure.model);
     window.attentionExplainer = explainer;
     window.attentionByHand = new ByHand(document.getElementById('byhand'), { core });
     document.documentElement.classList.add('explainer-ready');

@@ -83,3 +83,28 @@ test('the widget works under a strict CSP header', async () => {
     await page.close();
   }
 });
+
+test('the trained model loads and draws under the strict CSP header (its module is imported on demand)', async () => {
+  for (const path of ['?source=model', 'examples/index.html']) {
+    const { page, problems } = await openWatched(browser, `${url}${path}`, { csp: STRICT_CSP });
+    try {
+      const host = path.startsWith('examples') ? '#fig-heatmap' : null;
+      if (host) {
+        await page.waitForFunction(() => document.getElementById('fig-heatmap')?.shadowRoot?.querySelector('canvas.cells'), null, { timeout: 20_000 });
+        await page.evaluate(() => document.getElementById('fig-heatmap').setAttribute('source', 'model'));
+      }
+      await page.waitForFunction((host) => {
+        const scope = host ? document.querySelector(host).shadowRoot : document;
+        return !scope.getElementById('predictions').hidden && scope.querySelector('#heatmap canvas.cells')?.attentionWeights;
+      }, host, { timeout: 20_000 });
+      const { map, message } = await figureState(page, host);
+      assert.equal(message, '');
+      assert.equal(map.T, 7);
+      const census = await elementCensus(page);
+      assert.deepEqual(census.csp, [], 'no CSP violation');
+      assert.deepEqual(problems, [], 'no console error or page error');
+    } finally {
+      await page.close();
+    }
+  }
+});

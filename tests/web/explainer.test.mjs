@@ -240,7 +240,8 @@ test('multi-head: 1–8 heads, per-head maps, concat and W_O equal core.multiHea
     assert.equal(focused.cells.length, 49);
     assertWeights(focused, want.heads[2].weights, 'focused head 3');
     assertColours(focused, 'focused head 3');
-    const boxes = await page.evaluate(readHeatmaps, { selector: '#multihead .head-box .heatmap' });
+    const boxes = await page.evaluate(readHeatmaps, { selector: '#multihead .head-box .head-map' });
+    assert.equal(boxes.length, 3);
     boxes.forEach((map, k) => {
       assertWeights(map, want.heads[k].weights, `head box ${k + 1}`);
       assertColours(map, `head box ${k + 1}`);

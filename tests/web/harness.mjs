@@ -2,7 +2,8 @@
 // node as the reference, a Chromium launcher, a hostile corpus, a watcher that records
 // every console error, page error, dialog, CSP violation and injected element, a reader of what a
 // canvas heatmap drew (its weights, labels and the colour of every cell's pixels), and a check that
-// what a figure shows after an input is either a readable message or the right heatmap.
+// what a figure shows after an input is either a readable message or the right heatmap (word
+// vectors, or the trained language model of data/model.bin).
 // (Not a test file itself: node --test only runs *.test.mjs here.)
 import assert from 'node:assert/strict';
 import { interpolateViridis } from 'd3-scale-chromatic';
@@ -67,6 +68,22 @@ export async function startSession() {
       ref.vectors.delete();
     },
   };
+}
+
+/**
+ * The trained language model in node (the larger wasm module, loadAttentionWithModel, and
+ * data/model.bin): the reference for what a figure with source "model" must show. shown(text) is
+ * the run of what the figure draws of `text` — its first `context` tokens — with total, the text's
+ * token count.
+ */
+export async function modelReference(api) {
+  const core = await api.loadAttentionWithModel({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_model_wasm.wasm')) });
+  const model = core.loadModel(new Uint8Array(await readFile(join(root, 'data', 'model.bin'))));
+  const shown = (text) => {
+    const all = core.tokenize(text);
+    return { run: model.run(all.length > model.context ? all.slice(0, model.context).join(' ') : text), total: all.length };
+  };
+  return { core, model, shown };
 }
 
 /** The wasm core and vectors in node: the reference for what a figure must show. */
@@ -237,6 +254,36 @@ export function embedShown({ core, vectors }, text) {
  * the text: no words) or exactly the reference's tokens and weights, in the right colours — with a
  * note saying how many tokens it left out when the text is longer than MAX_TOKENS.
  */
+/**
+ * The same for a figure showing the trained model's layer 0, head 0: a readable message when the
+ * model has no words to read, else its tokens and weights — with a note when the text is longer
+ * than the model's context (the figure shows the first `context` tokens).
+ */
+export function assertShowsModel(state, text, modelRef, { expect, tolerance = 1e-6 } = {}) {
+  let shown;
+  try {
+    if (expect === 'message') throw new Error('nothing to draw');
+    shown = modelRef.shown(text);
+  } catch (e) {
+    assert.equal(state.map, null, `no heatmap for an input the model refuses (${e.message})`);
+    assert.ok(state.message.length > 0, 'a message says why nothing is drawn');
+    assert.doesNotMatch(state.message, /undefined|NaN|\[object|Something went wrong|internal error/i, state.message);
+    return null;
+  }
+  const { context } = modelRef.model;
+  if (shown.total > context) {
+    assert.match(state.message, new RegExp(`That is ${shown.total.toLocaleString('en-US')} tokens; the trained model reads at most ${context}, so the figure shows the first ${context}\\.`), state.message);
+  } else {
+    assert.equal(state.message, '', 'no message beside a drawn figure');
+  }
+  assert.ok(state.map, 'a heatmap is drawn');
+  const weights = shown.run.layers[0].heads[0].weights;
+  assertWeights(state.map, weights, 'model heatmap', tolerance);
+  assertLabels(state.map, shown.run.tokens, 'model heatmap');
+  assertColours(state.map, 'model heatmap');
+  return { tokens: shown.run.tokens, weights };
+}
+
 export function assertShows(state, text, ref, { expect, temperature = 1, tolerance = 1e-6 } = {}) {
   const { core, vectors } = ref;
   let shown;

@@ -57,12 +57,16 @@ test('state: URL parameters round-trip, bad values fall back to the defaults', (
   const options = { ...state, scale: 'none', norm: 'columns', diagonal: 'hide' };
   assert.equal(toParams(options).get('norm'), 'columns');
   assert.deepEqual(fromParams(new URLSearchParams(toParams(options).toString())), options);
-  const bad = fromParams(new URLSearchParams('view=pie&heads=99&temperature=abc&mask=maybe&word=-1&scale=cube&norm=diag&diagonal=0'));
+  // The trained model: source, and layer as a number or 'rollout'.
+  const model = { ...state, source: 'model', layer: 'rollout', head: 3 };
+  assert.deepEqual(fromParams(new URLSearchParams(toParams(model).toString())), model);
+  const bad = fromParams(new URLSearchParams('view=pie&heads=99&temperature=abc&mask=maybe&word=-1&scale=cube&norm=diag&diagonal=0&source=bert&layer=all'));
   assert.deepEqual(bad, { ...DEFAULTS });
   assert.equal(parseValue('temperature', '9'), 3);
   assert.equal(parseValue('temperature', '0.01'), 0.1);
   assert.deepEqual([...parseControls('sentence, view bogus', [])], ['sentence', 'view']);
-  assert.equal(parseControls('all', []).size, 10);
+  assert.equal(parseControls('all', []).size, 11);
+  assert.ok(parseControls('all', []).has('source'));
   assert.ok(parseControls('all', []).has('options'));
   assert.equal(parseControls('none', ['view']).size, 0);
   assert.deepEqual([...parseControls(null, ['view'])], ['view']);

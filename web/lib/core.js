@@ -1,7 +1,8 @@
-// Loads the WebAssembly core and the word vectors once per page, however many figures ask: one
-// module-level promise each. Files resolve relative to this module's URL (the bundle's location),
-// so the widget works from any folder. Then: the calls into the core that the figures make.
-import { loadAttention } from 'attention-core';
+// Loads the WebAssembly core, the word vectors and the trained language model once per page, however
+// many figures ask: one module-level promise each. Files resolve relative to this module's URL (the
+// bundle's location), so the widget works from any folder. Then: the calls into the core that the
+// figures make.
+import { AttentionError, loadAttention, loadAttentionWithModel } from 'attention-core';
 import { multiHeadWeights } from './rng.js';
 
 export { AttentionError } from 'attention-core';
@@ -11,6 +12,7 @@ export const MAX_TOKENS = 1024;
 
 let corePromise = null;
 let vectorsPromise = null;
+let modelPromise = null;
 
 /** Where the widget's own files live (overridable for tests and unusual layouts). */
 let base = import.meta.url;
@@ -43,6 +45,66 @@ export function loadVectors() {
       throw err;
     });
   return vectorsPromise;
+}
+
+/**
+ * The shared trained language model (data/model.bin, ~0.8 MB), fetched and parsed on the first call
+ * only: the page and the widget ask for it when the reader first picks "trained model". The model's
+ * code lives in a second, larger wasm module (attention_model_wasm, fetched beside this bundle), so
+ * the word-vector figure never pays for it. Resolves to { core (that module's API), model
+ * (LanguageModel), timing: { module, fetch, parse, total } in ms, bytes }. A failed load is retried
+ * on the next call.
+ */
+export function loadModel() {
+  modelPromise ??= (async () => {
+    const started = performance.now();
+    const since = (t) => performance.now() - t;
+    let module = 0, fetched = 0;
+    const [core, bytes] = await Promise.all([
+      loadAttentionWithModel({ locateFile: (path) => assetURL(path) }).then((c) => ((module = since(started)), c)),
+      fetchBytes(assetURL('model.bin')).then((b) => ((fetched = since(started)), b)),
+    ]);
+    const parsing = performance.now();
+    const model = core.loadModel(bytes);
+    const parse = since(parsing);
+    return { core, model, bytes: bytes.length, timing: { module, fetch: fetched, parse, total: since(started) } };
+  })().catch((err) => {
+    modelPromise = null;
+    throw err;
+  });
+  return modelPromise;
+}
+
+/**
+ * Everything a figure of a sentence needs from the trained model: its run (tokens, every layer's
+ * heads, rollout, predictions, captions) on the text's first `context` tokens. The model refuses
+ * longer text (it never saw later positions); the figure cuts it instead and says so: tokenTotal is
+ * the text's token count when it had more (else null). Throws AttentionError for no words.
+ */
+export function computeModel({ core, model }, { sentence }) {
+  let run, total = null;
+  try {
+    run = model.run(sentence);
+  } catch (err) {
+    if (!(err instanceof AttentionError)) throw err;
+    const tokens = core.tokenize(sentence);
+    if (tokens.length <= model.context) throw err;
+    // The first `context` tokens, joined by spaces, tokenise back to themselves (see embedPrefix).
+    run = model.run(tokens.slice(0, model.context).join(' '));
+    total = tokens.length;
+  }
+  return {
+    source: 'model',
+    tokens: run.tokens,
+    run,
+    layers: run.layers.length,
+    heads: run.layers[0].heads.length,
+    dk: run.layers[0].heads[0].Q.cols,
+    dModel: model.dModel,
+    context: model.context,
+    captions: run.captions,
+    tokenTotal: total,
+  };
 }
 
 const weightCache = new Map();

@@ -3,6 +3,9 @@
 // W_Q, W_K, W_V, a shapes table, MathML formulas, the weighted sum written out, the query/key vectors
 // (BertViz neuron view), and multi-head attention with its concat + W_O step. Every number comes from
 // the wasm core (core.attention / parameterFree / multiHead); this file only lays the numbers out.
+// When the figure shows the trained model, the sentence input follows the model's chosen layer and
+// head instead (its Q, K, V, scores, weights and output, from the model's run); the steps whose
+// numbers the core does not export for the model (LayerNorm'd inputs, W_Q, W_K, W_V, W_O) say so.
 // Each step is redrawn only while it is on screen (off-screen ones catch up when they scroll into
 // view), and a long sentence is shown through windows of words around the query.
 import { embedPrefix } from './core.js';
@@ -39,7 +42,9 @@ export class Explainer {
     this.core = core;
     this.vectors = vectors;
     this.onQuery = onQuery;
-    this.fig = { sentence: '', temperature: 1, mask: 'none', word: null };
+    this.fig = { sentence: '', temperature: 1, mask: 'none', word: null, source: 'vectors', layer: 0, head: 0 };
+    this.run = null;        // the figure's run of the trained model, when that is its source
+    this.modelLayer = 0;    // the model layer shown (the last one the reader chose, when the figure shows the rollout)
     this.s = { input: 'sentence', mode: 'free', dk: 4, seed: 1, scale: true, bias: false, query: 0, full: false, heads: 2, head: 0 };
     this.W = null;
     this.last = null;
@@ -84,7 +89,9 @@ export class Explainer {
   #build(root) {
     const e = (this.els = {});
     e.input = h('select', { id: 'x-input' }, h('option', { value: 'sentence' }, 'the sentence above (word vectors)'), h('option', { value: 'seed003' }, 'seed 003’s example (3 inputs × 4)'));
-    e.mode = h('select', { id: 'x-mode' }, ...Object.entries(MODES).map(([v, t]) => h('option', { value: v }, t)));
+    e.mode = h('select', { id: 'x-mode' }, ...Object.entries(MODES).map(([v, t]) => h('option', { value: v }, t)),
+      // Shown (not offered) while the walkthrough follows the trained model.
+      h('option', { value: 'model', hidden: true }, 'learnt (the trained model’s)'));
     e.dk = h('input', { id: 'x-dk', type: 'number', min: 1, max: 16, step: 1, value: 4 });
     e.seed = h('input', { id: 'x-seed', type: 'number', min: 0, max: 9999, step: 1, value: 1 });
     e.scale = h('input', { id: 'x-scale', type: 'checkbox', checked: true });
@@ -163,14 +170,25 @@ export class Explainer {
   }
 
   #syncControls() {
-    const e = this.els, s = this.s;
-    e.mode.value = s.mode;
-    e.dk.value = String(s.dk);
+    const e = this.els, s = this.s, model = this.#usesModel();
+    e.mode.value = model ? 'model' : s.mode;
+    e.dk.value = String(model ? this.run.layers[0].heads[0].Q.cols : s.dk);
     e.scale.checked = s.scale;
     e.bias.checked = s.bias;
-    e.dk.disabled = s.mode === 'free';
-    e.seed.disabled = s.mode !== 'xavier';
-    e.bias.disabled = s.mode === 'free';
+    // The trained model brings its own weights, d_k, scaling and heads: these settings do not apply.
+    e.mode.disabled = model;
+    e.dk.disabled = model || s.mode === 'free';
+    e.seed.disabled = model || s.mode !== 'xavier';
+    e.bias.disabled = model || s.mode === 'free';
+    e.scale.disabled = model;
+    e.headsCount.disabled = model;
+    e.headsCount.value = String(model ? this.run.layers[0].heads.length : s.heads);
+    e.input.options[0].textContent = model ? 'the sentence above (trained model)' : 'the sentence above (word vectors)';
+  }
+
+  /** The walkthrough shows the trained model: the figure's source, on the sentence input. */
+  #usesModel() {
+    return this.s.input === 'sentence' && this.fig.source === 'model' && Boolean(this.run);
   }
 
   /** d_model of the current input. */
@@ -201,6 +219,16 @@ export class Explainer {
 
   #buildEditors() {
     const e = this.els, s = this.s;
+    if (this.#usesModel()) {
+      const L = Math.min(this.modelLayer, this.run.layers.length - 1), heads = this.run.layers[L].heads;
+      const d = this.run.input.cols, dk = heads[0].Q.cols;
+      e.editors.replaceChildren(
+        h('p', {}, `Learnt weights: layer ${L + 1} of the trained model has its own W_Q, W_K, W_V (${d} × ${dk} for each of its ${heads.length} heads, with biases b_Q, b_K, b_V), found by training on WordNet. ` +
+          'They are in data/model.bin; the core applies them but does not hand them out, so they are not shown or editable here. Steps 3–8 show what they produce.'),
+        formula('Q equals LN of x times W Q plus b Q, and likewise for K and V', mi('Q'), mo('='), fn('LN', mi('x')), sub('W', 'Q'), mo('+'), sub('b', 'Q'), mo(',\u2003'), mo('…')),
+        h('p', { class: 'muted' }, 'Choose “word vectors” as the figure’s source to give the walkthrough weights of your own.'));
+      return;
+    }
     if (s.mode === 'free') {
       e.editors.replaceChildren(
         h('p', {}, 'No weights: parameter-free self-attention (seed 000, equation I) uses the word vectors themselves as queries, keys and values.'),
@@ -227,17 +255,29 @@ export class Explainer {
   }
 
   // ---- state from the figure ---------------------------------------------------------------------
-  /** The figure's state changed (sentence, temperature, mask, selected word). */
-  sync(fig) {
-    const before = this.fig;
-    this.fig = { sentence: fig.sentence, temperature: fig.temperature, mask: fig.mask, word: fig.word };
+  /**
+   * The figure's state changed (sentence, temperature, mask, selected word, source, layer, head);
+   * model: what the figure computed last (its run of the trained model is followed when that is the
+   * source; until it arrives the walkthrough keeps what it shows).
+   */
+  sync(fig, model) {
+    const before = this.fig, run = model?.source === 'model' ? model.run : null;
+    this.fig = { sentence: fig.sentence, temperature: fig.temperature, mask: fig.mask, word: fig.word, source: fig.source, layer: fig.layer, head: fig.head };
     if (fig.word !== null && fig.word !== undefined && this.s.input === 'sentence') this.s.query = fig.word;
-    if (before.sentence === fig.sentence && before.temperature === fig.temperature && before.mask === fig.mask && before.word === fig.word) return;
+    if (fig.source === 'model' && typeof fig.layer === 'number') this.modelLayer = fig.layer;
+    // The multi-head section focuses the figure's head when the reader picks another one there.
+    if (fig.source === 'model' && (before.head !== fig.head || before.source !== 'model')) this.s.head = fig.head;
+    const same = ['sentence', 'temperature', 'mask', 'word', 'source', 'layer', 'head'].every((k) => before[k] === this.fig[k]);
+    // The model's run for this state is on its way (or failed to load): keep what is shown till then.
+    if (fig.source === 'model' && !run && fig.sentence.trim()) return;
+    if (same && (run ?? this.run) === this.run) return;
+    this.run = fig.source === 'model' ? run ?? this.run : null;
     this.render();
   }
 
   // ---- compute (in the core) ---------------------------------------------------------------------
   #compute() {
+    if (this.#usesModel()) return this.#computeModel();
     const s = this.s;
     let X, labels, tokens = null;
     if (s.input === 'seed003') {
@@ -265,12 +305,41 @@ export class Explainer {
       if (s.bias) Object.assign(weights, { bq: numeric(this.W.bq)[0], bk: numeric(this.W.bk)[0], bv: numeric(this.W.bv)[0] });
       steps = this.core.attention(X, weights, { ...opts, score: s.scale ? 'scaled_dot' : 'dot' });
     }
-    return { X, labels, tokens, steps, weights, opts, d, dk: steps.Q.cols, dv: steps.V.cols, T: X.rows };
+    return { X, labels, tokens, steps, weights, opts, scaled: s.scale, d, dk: steps.Q.cols, dv: steps.V.cols, T: X.rows };
+  }
+
+  /**
+   * The trained model's head that the figure shows, from the figure's run (nothing recomputed): the
+   * same fields as #compute, with X the residual stream entering the layer, plus model: { run,
+   * layer, head }. The rollout has no queries or keys, so then the last layer chosen is shown.
+   */
+  #computeModel() {
+    const run = this.run;
+    const layer = Math.min(this.modelLayer, run.layers.length - 1);
+    const heads = run.layers[layer].heads, head = Math.min(this.fig.head, heads.length - 1);
+    const steps = heads[head];
+    const X = layer === 0 ? run.input : run.layers[layer - 1].output;
+    const tokens = run.tokens, T = tokens.length;
+    const total = this.core.tokenize(this.fig.sentence).length;
+    this.els.note.hidden = false;
+    this.els.note.textContent = `The walkthrough follows the figure’s trained model: layer ${layer + 1}, head ${head + 1}` +
+      `${this.fig.layer === 'rollout' ? ' (the figure shows the rollout, which has no queries or keys of its own: this is the last layer chosen)' : ''}. ` +
+      `Every number is the model’s own, from its run in the core: learnt weights, scores ÷ √${steps.Q.cols}, causal mask, no temperature.` +
+      `${total > T ? ` The model reads the first ${T} of the sentence’s ${count(total)} tokens.` : ''}`;
+    return {
+      X, labels: tokens.map(labelOf), tokens, steps, weights: null, opts: { temperature: 1, causal: true }, scaled: true,
+      d: X.cols, dk: steps.Q.cols, dv: steps.V.cols, T, model: { run, layer, head },
+    };
   }
 
   /** Multi-head attention of the same inputs (seeded Xavier projections, through the core), computed when first drawn. */
   #multi(r) {
     const s = this.s;
+    if (r.model) {
+      // The trained model's heads of the layer shown: their weights are in the run; its W_O is not exported.
+      r.multi = { heads: r.model.run.layers[r.model.layer].heads };
+      return r;
+    }
     const key = `${s.heads}/${s.seed}`;
     if (r.multiKey !== key) {
       r.mh = multiHeadWeights(r.d, Math.min(s.heads, r.d), s.seed);
@@ -282,6 +351,14 @@ export class Explainer {
 
   render() {
     const e = this.els;
+    // Switching between the word vectors and the trained model (or the model's layer) changes which
+    // settings apply and what step 2 says.
+    const mode = this.#usesModel() ? `model/${this.modelLayer}` : 'own';
+    if (mode !== this.mode) {
+      this.mode = mode;
+      this.#syncControls();
+      this.#buildEditors();
+    }
     if (this.s.input === 'sentence' && !this.fig.sentence.trim()) return this.#problem('Type a sentence above: the walkthrough follows it.');
     let r;
     try {
@@ -362,7 +439,7 @@ export class Explainer {
   /** What every step uses: the query, the matrix table maker (which rewrites last draw's table in place when it can), labels. */
   #common(r) {
     const s = this.s, limit = s.full ? Infinity : LIMIT;
-    return { s, i: s.query, free: s.mode === 'free', steps: r.steps, labels: r.labels, table: (mat, o) => this.#table(mat, { limit, ...o }) };
+    return { s, i: s.query, free: !r.model && s.mode === 'free', steps: r.steps, labels: r.labels, table: (mat, o) => this.#table(mat, { limit, ...o }) };
   }
 
   /**
@@ -401,14 +478,18 @@ export class Explainer {
     morph(this.els.s1, [
       h('p', {}, s.input === 'seed003'
         ? 'Seed 003’s three inputs of dimension 4, one per row.'
-        : `One row per word: its ${r.d}-dimensional word vector. X is T × d_model = ${r.T}×${r.d}.`),
-      table(r.X, { caption: 'X (inputs)', name: 'X', rowLabels: labels, colLabels: Array.from({ length: r.d }, (_, k) => `d${k + 1}`), highlightRow: i })]);
+        : r.model
+          ? `One row per word: the model’s ${r.d}-dimensional stream x entering layer ${r.model.layer + 1} (${r.model.layer === 0 ? '√d_model · its embedding + its position’s sinusoid' : 'layer 1’s output'}), T × d_model = ${r.T}×${r.d}. ` +
+            'The heads read its LayerNorm, LN(x), which the core does not hand out.'
+          : `One row per word: its ${r.d}-dimensional word vector. X is T × d_model = ${r.T}×${r.d}.`),
+      table(r.X, { caption: r.model ? `x (entering layer ${r.model.layer + 1})` : 'X (inputs)', name: 'X', rowLabels: labels, colLabels: Array.from({ length: r.d }, (_, k) => `d${k + 1}`), highlightRow: i })]);
   }
 
   // 3. Q, K, V.
   #drawQKV(r) {
     const { s, i, free, steps, labels, table } = this.#common(r);
-    const qkvLabel = free ? 'Q = K = V = X (parameter-free)' : `Q = XW_Q${s.bias ? ' + b_Q' : ''}, K = XW_K${s.bias ? ' + b_K' : ''}, V = XW_V${s.bias ? ' + b_V' : ''}`;
+    const qkvLabel = r.model ? `Layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: Q = LN(x)W_Q + b_Q, K = LN(x)W_K + b_K, V = LN(x)W_V + b_V, with its learnt weights (d_k = ${r.dk})`
+      : free ? 'Q = K = V = X (parameter-free)' : `Q = XW_Q${s.bias ? ' + b_Q' : ''}, K = XW_K${s.bias ? ' + b_K' : ''}, V = XW_V${s.bias ? ' + b_V' : ''}`;
     morph(this.els.s3, [
       h('p', {}, `${qkvLabel}. Each is computed independently (in parallel) from the same inputs.`),
       this.#row('qkv', [
@@ -422,8 +503,8 @@ export class Explainer {
     const { free, steps } = this.#common(r);
     const shapes = [
       ['X (inputs)', 'T × d_model', `${r.T}×${r.d}`, 'n × 512'],
-      ['W_Q, W_K', 'd_model × d_k', free ? '— (none)' : `${r.d}×${r.dk}`, '512 × 64'],
-      ['W_V', 'd_model × d_v', free ? '— (none)' : `${r.d}×${r.dv}`, '512 × 64'],
+      ['W_Q, W_K', 'd_model × d_k', free ? '— (none)' : `${r.d}×${r.dk}${r.model ? ' per head (learnt)' : ''}`, '512 × 64'],
+      ['W_V', 'd_model × d_v', free ? '— (none)' : `${r.d}×${r.dv}${r.model ? ' per head (learnt)' : ''}`, '512 × 64'],
       ['Q, K', 'T × d_k', `${steps.Q.rows}×${steps.Q.cols}`, 'n × 64'],
       ['V', 'T × d_v', `${steps.V.rows}×${steps.V.cols}`, 'n × 64'],
       ['QKᵀ (scores), weights', 'T × T', `${steps.scores.rows}×${steps.scores.cols}`, 'n × n'],
@@ -448,21 +529,21 @@ export class Explainer {
 
   // 5. Softmax.
   #drawSoftmax(r) {
-    const { s, i, free, steps, labels } = this.#common(r);
-    const tau = this.fig.temperature !== 1;
+    const { i, free, steps, labels } = this.#common(r);
+    const temperature = r.opts.temperature, tau = temperature !== 1;
     // A fresh node per use (a DOM node can sit in one place only).
     const dk = () => (free ? mi('d') : sub('d', 'k'));
-    const scaleMath = () => (s.scale ? mrow(sqrt(dk()), ...(tau ? [mo('·'), mi('τ')] : [])) : tau ? mi('τ') : null);
+    const scaleMath = () => (r.scaled ? mrow(sqrt(dk()), ...(tau ? [mo('·'), mi('τ')] : [])) : tau ? mi('τ') : null);
     const arg = (j) => (scaleMath() ? frac(sub('s', mrow(mn(String(i + 1)), mi(j))), scaleMath()) : sub('s', mrow(mn(String(i + 1)), mi(j))));
     const by = free ? `√d = √${r.d}` : `√d_k = √${r.dk}`;
-    const divisor = [s.scale ? by : null, this.fig.temperature !== 1 ? `τ = ${this.fig.temperature.toFixed(2)}` : null].filter(Boolean);
+    const divisor = [r.scaled ? by : null, tau ? `τ = ${temperature.toFixed(2)}` : null].filter(Boolean);
     const stageRows = [['raw score', steps.scores], ['scaled', steps.scaled], ['weight α', steps.weights]];
     const keys = this.#keys(r);
     morph(this.els.s5, [
       formula('alpha i j equals exp of the scaled score over the sum of exps', sub('α', mrow(mn(String(i + 1)), mi('j'))), mo('='),
         frac(mrow(mi('exp'), mo('('), arg('j'), mo(')')), mrow(sum('l'), mi('exp'), mo('('), arg('l'), mo(')')))),
-      h('p', {}, divisor.length ? `Divide by ${divisor.join(' and by ')}${s.scale ? ' so the softmax does not saturate' : ''}, then softmax: positive weights that sum to 1.` : 'No scaling (plain dot-product attention), then softmax: positive weights that sum to 1.',
-        this.fig.mask === 'causal' ? ' Causal mask: later words get −∞, weight 0.' : '', this.#keysNote(r, keys)),
+      h('p', {}, divisor.length ? `Divide by ${divisor.join(' and by ')}${r.scaled ? ' so the softmax does not saturate' : ''}, then softmax: positive weights that sum to 1.` : 'No scaling (plain dot-product attention), then softmax: positive weights that sum to 1.',
+        r.opts.causal ? ` Causal mask: later words get −∞, weight 0${r.model ? ' (the model was trained to predict the next word, so it may not look ahead)' : ''}.` : '', this.#keysNote(r, keys)),
       stageTable(stageRows, i, labels, keys, 'softmax', `Query “${labels[i]}”: score → scaled → softmax`)]);
   }
 
@@ -509,11 +590,11 @@ export class Explainer {
 
   // 8. Every query at once.
   #drawAll(r) {
-    const { s, i, steps, labels, table } = this.#common(r);
+    const { i, steps, labels, table } = this.#common(r);
     const heatMax = maxOf(steps.weights.data);
     morph(this.els.s8, [
       formula('Attention of Q K V equals softmax of Q K transpose over root d k, times V', fn('Attention', mi('Q'), mo(','), mi('K'), mo(','), mi('V')), mo('='),
-        fn('softmax', s.scale ? frac(mrow(mi('Q'), sup('K', 'T')), sqrt(sub('d', 'k'))) : mrow(mi('Q'), sup('K', 'T'))), mi('V')),
+        fn('softmax', r.scaled ? frac(mrow(mi('Q'), sup('K', 'T')), sqrt(sub('d', 'k'))) : mrow(mi('Q'), sup('K', 'T'))), mi('V')),
       h('p', {}, 'Steps 4–7 for every query at once are two matrix products and a row-wise softmax.'),
       this.#row('all', [
         table(steps.weights, { caption: 'weights (rows sum to 1)', name: 'weights', rowLabels: labels, colLabels: labels, heat: true, max: heatMax, highlightRow: i }),
@@ -545,7 +626,8 @@ export class Explainer {
           ui.body)));
     }
     const ui = this.vectorsUI;
-    ui.intro.textContent = `The query vector of “${labels[i]}” and each key vector, one bar per dimension (blue above zero, orange below, both to the same scale). q∘k multiplies them entry by entry (its own scale); those products add up to the dot product q·k, the score, which scaled and softmaxed is the weight.${this.#keysNote(r, keys)}`;
+    const whose = r.model ? ` (layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: its learnt projections of the word)` : '';
+    ui.intro.textContent = `The query vector of “${labels[i]}”${whose} and each key vector, one bar per dimension (blue above zero, orange below, both to the same scale). q∘k multiplies them entry by entry (its own scale); those products add up to the dot product q·k, the score, which scaled and softmaxed is the weight.${this.#keysNote(r, keys)}`;
     ui.qName.textContent = `q (${labels[i]})`;
     vectorBars(ui.q, steps.Q.data.subarray(i * dk, (i + 1) * dk), maxAbs, `q of ${labels[i]}`);
     ui.caption.textContent = `Keys for the query “${labels[i]}”`;
@@ -605,7 +687,11 @@ export class Explainer {
         h('div', { class: `af theme-${['light', 'dark'].includes(theme) ? theme : 'auto'} heads-area` }, ui.grid, ui.legend, ui.focusTitle, ui.focus), ui.tables);
     }
     const ui = this.headsUI;
-    ui.intro.textContent = `${n} head${n > 1 ? 's' : ''}, each with its own seeded random W_Q, W_K, W_V (d_model × d_k = ${r.d}×${mh.dk}), attend in parallel; their outputs are concatenated side by side and mixed by W_O.`;
+    const captions = r.model ? r.model.run.captions[r.model.layer] : null;
+    ui.intro.textContent = r.model
+      ? `The ${n} heads of the trained model’s layer ${r.model.layer + 1}, each with its own learnt W_Q, W_K, W_V (d_model × d_k = ${r.d}×${r.dk}), attend in parallel; ` +
+        'under each, what it does on held-out text. Their outputs are concatenated side by side and mixed by the learnt W_O.'
+      : `${n} head${n > 1 ? 's' : ''}, each with its own seeded random W_Q, W_K, W_V (d_model × d_k = ${r.d}×${mh.dk}), attend in parallel; their outputs are concatenated side by side and mixed by W_O.`;
     if (ui.grid.children.length !== n) {
       ui.grid.replaceChildren(...Array.from({ length: n }, (_, k) => {
         const box = h('button', { type: 'button', class: 'head-box', 'data-head': k, 'aria-label': `Focus head ${k + 1}` });
@@ -619,13 +705,20 @@ export class Explainer {
       // A picture inside the button (the button is the keyboard stop): not a grid of its own.
       box.map ??= new Heatmap({ compact: true, interactive: false, title: `head ${k + 1}`, head: k, className: 'head-map' });
       if (box.map.el.parentNode !== box) box.append(box.map.el);
-      box.map.update({ tokens, weights: multi.heads[k].weights, max });
+      box.map.update({ tokens, weights: multi.heads[k].weights, max, caption: captions?.[k] ?? '' });
     });
     drawLegend(ui.legend, max);
     ui.focusTitle.textContent = `Head ${s.head + 1} (focused): hover, tap or use the arrow keys to read a weight.`;
     ui.width ??= ui.focus.clientWidth; // before the first report
     ui.focusMap.update({ tokens, weights: multi.heads[s.head].weights, max, width: ui.width || 640 });
     const limit = s.full ? Infinity : LIMIT;
+    if (r.model) {
+      // The model's concatenation and W_O stay inside the core; what comes out of them is in the run.
+      const layer = r.model.run.layers[r.model.layer];
+      morph(ui.tables, [h('p', {}, 'The core does not hand out the model’s W_O, so its concatenation and mixing are not shown. What they add to the stream, x + concat · W_O, is:'),
+        this.#table(layer.afterAttention, { limit, caption: `x + MultiHead(LN(x)) after layer ${r.model.layer + 1}’s attention (T × d_model = ${layer.afterAttention.rows}×${layer.afterAttention.cols})`, name: 'after-attention', rowLabels: labels })]);
+      return;
+    }
     morph(ui.tables, [
       this.#table(multi.concat, { limit, caption: `concat (T × h·d_k = ${multi.concat.rows}×${multi.concat.cols})`, name: 'concat', rowLabels: labels }),
       this.#table(mh.Wo, { limit, caption: `W_O (h·d_k × d_model = ${mh.Wo.rows}×${mh.Wo.cols})`, name: 'Wo' }),

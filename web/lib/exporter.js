@@ -201,6 +201,21 @@ export function toJSON(model, state) {
   if (model.source === 'imported') {
     return { tokens, attentions: model.attentions.map((layer) => layer.map(rows)), source: 'imported', layers: model.layers, heads: model.heads };
   }
+  if (model.source === 'model') {
+    // Every head of every layer (Hugging Face's shape, so the file imports back), plus the rollout
+    // and the next-word guesses the model made for this text.
+    const { run } = model;
+    return {
+      tokens,
+      attentions: run.layers.map((layer) => layer.heads.map((head) => rows(head.weights))),
+      rollout: rows(run.rollout),
+      predictions: run.predictions.map(({ word, probability }) => ({ word, probability })),
+      captions: run.captions,
+      source: `trained causal transformer language model (data/model.bin): ${model.layers} layers × ${model.heads} heads, ` +
+        `d_k = ${model.dk}, context ${model.context}; rollout after Abnar & Zuidema (2020), residual counted as 0.5·I`,
+      settings: { sentence: state.sentence, source: 'model', layer: state.layer, head: state.head },
+    };
+  }
   const settings = { sentence: state.sentence, temperature: state.temperature, mask: state.mask, scale: state.scale };
   if (state.view === 'heads' && model.heads) {
     return {

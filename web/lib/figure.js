@@ -1,15 +1,17 @@
 // One interactive attention figure: controls, the selected view, readout, legend, notes, and the
 // share / export / import tools. The page (light DOM) and the <attention-figure> widget (shadow DOM)
-// both build theirs with this class. All maths comes from the wasm core (./core.js); imported
-// weights are checked (./importer.js) and drawn as they are. Each view is one object kept across
-// redraws (heatmap.js, lines.js, steps.js), so a new sentence or slider value repaints in place.
-import { AttentionError, MAX_TOKENS, computeSentence, loadCore, loadVectors, tokenCount } from './core.js';
-import { activeIn, count as number, h } from './dom.js';
+// both build theirs with this class. Its source is either the word vectors (parameter-free
+// attention, seeded random heads) or the trained language model (data/model.bin: every layer and
+// head, the rollout, the next-word guesses). All maths comes from the wasm core (./core.js);
+// imported weights are checked (./importer.js) and drawn as they are. Each view is one object kept
+// across redraws (heatmap.js, lines.js, steps.js), so a new sentence or slider value repaints in place.
+import { AttentionError, MAX_TOKENS, computeModel, computeSentence, loadCore, loadModel, loadVectors, tokenCount } from './core.js';
+import { activeIn, count as number, h, setAttrs, svgEl } from './dom.js';
 import { download, toJSON, toPNG, toSVG } from './exporter.js';
 import { Heatmap, drawLegend, format4, maxOf } from './heatmap.js';
 import { ImportError, parseAttention } from './importer.js';
 import { Lines, describeLinks } from './lines.js';
-import { DEFAULTS, VIEWS, VIEW_NAMES, toParams } from './state.js';
+import { DEFAULTS, ROLLOUT, SOURCES, SOURCE_NAMES, VIEWS, VIEW_NAMES, toParams } from './state.js';
 import { Steps } from './steps.js';
 import { ALL_ROWS } from './windowing.js';
 
@@ -18,7 +20,11 @@ const HINTS = {
   lines: 'Hover over a word, tap it, or Tab in and use the arrow keys, to keep only its lines.',
   steps: 'The numbers the core computed for the selected word, stage by stage.',
   heads: 'Each head projects the word vectors with its own random (seeded) weights, then attends. Hover or tap a cell to read it.',
+  modelHeads: 'Each head of the trained model, with what it does on held-out text. Hover or tap a cell to read it.',
 };
+/** One sentence on the rollout, shown beside the layer choice when it is picked. */
+const ROLLOUT_TEXT = 'Attention rollout (Abnar & Zuidema 2020): how much each position draws on each input token through all layers — ' +
+  'each layer’s heads averaged, its residual connection counted as 0.5·I, rows renormalised, the layers multiplied.';
 // A user's change redraws at once, unless the figure shows more tokens than this: then redraws wait
 // for the next animation frame, so fast typing or a dragged slider on a long input (a redraw of
 // tens of ms) coalesces into one redraw per frame instead of queueing up.
@@ -40,6 +46,9 @@ export class Figure {
     this.core = null;
     this.vectors = null;
     this.loadError = null;
+    this.lm = null;          // { core, model, timing } once the trained model is loaded
+    this.modelError = null;
+    this.started = false;    // start() was called: loads may begin
     this.focus = null; // { row, col } of the heatmap's active cell
     this.views = { heatmap: null, lines: null, steps: null, heads: [] };
     this.frame = 0;
@@ -52,6 +61,7 @@ export class Figure {
   #build() {
     const e = (this.els = {});
     e.sentence = h('input', { id: 'sentence', type: 'text', autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-describedby': 'status message' });
+    e.source = h('select', { id: 'source' }, ...SOURCES.map((v) => h('option', { value: v }, SOURCE_NAMES[v])));
     e.view = h('select', { id: 'view' }, ...VIEWS.map((v) => h('option', { value: v }, VIEW_NAMES[v])));
     e.heads = h('input', { id: 'heads', type: 'number', min: 1, max: 8, step: 1 });
     e.mask = h('select', { id: 'mask' }, h('option', { value: 'none' }, 'none'), h('option', { value: 'causal' }, 'causal'));
@@ -65,13 +75,15 @@ export class Figure {
     e.diagonal = h('input', { id: 'diagonal', type: 'checkbox' });
     e.status = h('p', { id: 'status', class: 'status', role: 'status' }, 'Loading…');
     e.message = h('p', { id: 'message', class: 'message', role: 'alert', hidden: true });
-    e.importedInfo = h('span');
+    e.importedInfo = h('span', { class: 'imported' });
+    e.caption = h('p', { id: 'head-caption', class: 'head-caption', 'aria-live': 'polite' });
     e.clearImport = h('button', { type: 'button', class: 'clear-import' }, 'Back to word vectors');
     const field = (name, label, control) => (e[`${name}Field`] = h('label', { class: 'field', for: control.id }, h('span', {}, label), control));
 
     e.sentenceLabel = h('label', { for: 'sentence' }, 'Sentence');
-    e.settings = h('div', { class: 'row' }, field('view', 'View', e.view), field('heads', 'Heads', e.heads), field('mask', 'Mask', e.mask), field('word', 'Word', e.word));
-    e.importedRow = h('div', { class: 'row imported', hidden: true }, field('layer', 'Layer', e.layer), field('head', 'Head', e.head), e.importedInfo, e.clearImport);
+    e.settings = h('div', { class: 'row' }, field('source', 'Source', e.source), field('view', 'View', e.view), field('heads', 'Heads', e.heads), field('mask', 'Mask', e.mask), field('word', 'Word', e.word));
+    // Layer and head: of imported attention, or of the trained model (with its captions).
+    e.layerRow = h('div', { class: 'row layers', hidden: true }, field('layer', 'Layer', e.layer), field('head', 'Head', e.head), e.importedInfo, e.clearImport, e.caption);
     e.slider = h('div', { class: 'slider' },
       h('label', { for: 'temperature' }, 'Temperature'), e.temperature, e.temperatureValue,
       h('span', { id: 'temperature-help', class: 'muted' }, 'lower: sharper, higher: more even'));
@@ -80,14 +92,17 @@ export class Figure {
       h('label', { class: 'field', for: 'diagonal' }, e.diagonal, h('span', {}, 'hide the diagonal')),
       field('norm', 'Softmax along', e.norm), h('span', { class: 'muted' }, 'rows: each query’s weights sum to 1; columns: each key’s'));
     e.controls = h('section', { class: 'controls', 'aria-label': 'Sentence and settings' },
-      e.sentenceLabel, e.sentence, e.settings, e.importedRow, e.slider, e.options, e.status);
+      e.sentenceLabel, e.sentence, e.settings, e.layerRow, e.slider, e.options, e.status);
 
     e.viewBox = h('div', { id: 'heatmap', class: 'view' });
     e.readout = h('p', { id: 'readout', class: 'readout', 'aria-live': 'polite' });
     e.legend = h('div', { id: 'legend', class: 'legend-wrap' });
     e.notes = h('ul', { id: 'notes', class: 'notes' });
     e.optionNote = h('p', { id: 'option-note', class: 'option-note' });
-    e.plot = h('div', { id: 'plot', class: 'plot', hidden: true }, e.viewBox, e.readout, e.legend, e.optionNote, e.notes);
+    e.predictionsTitle = h('p', { class: 'predictions-title' });
+    e.predictionList = h('ol', { class: 'prediction-list' });
+    e.predictions = h('div', { id: 'predictions', class: 'predictions', hidden: true }, e.predictionsTitle, e.predictionList);
+    e.plot = h('div', { id: 'plot', class: 'plot', hidden: true }, e.viewBox, e.readout, e.legend, e.optionNote, e.predictions, e.notes);
 
     const button = (name, text, title) => (e[name] = h('button', { type: 'button', class: name, title }, text));
     e.toolbar = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Share and export' },
@@ -145,6 +160,7 @@ export class Figure {
   #wire() {
     const e = this.els;
     e.sentence.addEventListener('input', () => this.#user({ sentence: e.sentence.value }));
+    e.source.addEventListener('change', () => this.#user({ source: e.source.value }));
     e.view.addEventListener('change', () => this.#user({ view: e.view.value }));
     e.heads.addEventListener('change', () => {
       const n = Math.round(Number(e.heads.value));
@@ -154,7 +170,7 @@ export class Figure {
     e.mask.addEventListener('change', () => this.#user({ mask: e.mask.value }));
     e.word.addEventListener('change', () => this.#user({ word: e.word.value === '' ? null : Number(e.word.value) }));
     for (const type of ['focus', 'pointerdown']) e.word.addEventListener(type, () => e.word.dataset.full !== 'true' && this.#fullWordList());
-    e.layer.addEventListener('change', () => this.#user({ layer: Number(e.layer.value) }));
+    e.layer.addEventListener('change', () => this.#user({ layer: e.layer.value === ROLLOUT ? ROLLOUT : Number(e.layer.value) }));
     e.head.addEventListener('change', () => this.#user({ head: Number(e.head.value) }));
     e.temperature.addEventListener('input', () => this.#user({ temperature: Number(e.temperature.value) }));
     e.scale.addEventListener('change', () => this.#user({ scale: e.scale.checked ? 'sqrt' : 'none' }));
@@ -214,8 +230,8 @@ export class Figure {
     const show = (node, on) => (node.hidden = !on);
     show(e.sentenceLabel, c.has('sentence'));
     show(e.sentence, c.has('sentence'));
-    for (const name of ['view', 'heads', 'mask', 'word']) show(e[`${name}Field`], c.has(name));
-    show(e.settings, ['view', 'heads', 'mask', 'word'].some((n) => c.has(n)));
+    for (const name of ['source', 'view', 'heads', 'mask', 'word']) show(e[`${name}Field`], c.has(name));
+    show(e.settings, ['source', 'view', 'heads', 'mask', 'word'].some((n) => c.has(n)));
     show(e.slider, c.has('temperature'));
     show(e.options, c.has('options'));
     show(e.shareButton, c.has('share'));
@@ -237,10 +253,28 @@ export class Figure {
 
   #updateStatusVisibility() {
     const c = this.controls;
-    const anyControl = ['sentence', 'view', 'heads', 'mask', 'word', 'temperature', 'options'].some((n) => c.has(n));
-    // The status line says what is loading, or the vocabulary size (the page); the widget hides it once loaded.
-    this.els.status.hidden = !this.options.showVocabulary && (this.vectors || this.imported || !anyControl) && !this.loadError;
-    this.els.controls.hidden = !anyControl && this.els.status.hidden && this.els.importedRow.hidden;
+    const anyControl = ['sentence', 'source', 'view', 'heads', 'mask', 'word', 'temperature', 'options'].some((n) => c.has(n));
+    const model = this.state.source === 'model';
+    const loaded = model ? this.lm : this.vectors, failed = model ? this.modelError : this.loadError;
+    // The status line says what is loading, or what the source is (the page); the widget hides it once loaded.
+    this.els.status.hidden = !this.options.showVocabulary && (loaded || this.imported || !anyControl) && !failed;
+    this.els.controls.hidden = !anyControl && this.els.status.hidden && this.els.layerRow.hidden;
+  }
+
+  /** The status line for the current source: loading, failed, or what it holds. */
+  #writeStatus() {
+    const status = this.els.status;
+    if (this.state.source === 'model' && !this.imported) {
+      const lm = this.lm?.model;
+      status.textContent = lm
+        ? `Trained model: ${number(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
+        : this.modelError ? 'Trained model not loaded.' : 'Loading the trained model…';
+    } else {
+      status.textContent = this.vectors
+        ? `Vocabulary: ${number(this.vectors.size)} words, ${this.vectors.dim} dimensions each.`
+        : this.loadError ? 'Not loaded.' : this.core ? 'Loading the word vectors…' : 'Loading the attention core…';
+    }
+    this.#updateStatusVisibility();
   }
 
   #syncControls() {
@@ -254,9 +288,57 @@ export class Figure {
     e.scale.checked = s.scale !== 'none';
     e.diagonal.checked = s.diagonal === 'hide';
     e.norm.value = s.norm;
-    const vectorsOnly = Boolean(this.imported);
-    for (const n of ['sentence', 'heads', 'mask', 'temperature', 'scale', 'norm']) e[n].disabled = vectorsOnly;
-    e.view.querySelector('option[value=steps]').disabled = vectorsOnly;
+    e.source.value = s.source;
+    const imported = Boolean(this.imported), model = !imported && s.source === 'model';
+    for (const n of ['sentence', 'source']) e[n].disabled = imported;
+    // Settings of the word-vector figure that the trained model does not have: greyed out (and the
+    // option note says why), never silently ignored.
+    for (const n of ['heads', 'mask', 'temperature', 'scale', 'norm']) e[n].disabled = imported || model;
+    e.view.querySelector('option[value=steps]').disabled = imported;
+    this.#syncLayers();
+  }
+
+  /** The layer and head menus: imported attention's, or the trained model's (with the rollout and captions). */
+  #syncLayers() {
+    const e = this.els;
+    const dims = this.#dims();
+    e.layerRow.hidden = !dims;
+    e.importedInfo.hidden = !this.imported;
+    e.clearImport.hidden = !this.imported || !this.controls?.has('import');
+    e.caption.hidden = !dims || Boolean(this.imported);
+    if (!dims) return;
+    const key = `${dims.layers}/${dims.heads}/${dims.rollout}`;
+    if (e.layer.dataset.shape !== key) {
+      e.layer.dataset.shape = key;
+      e.layer.replaceChildren(...Array.from({ length: dims.layers }, (_, l) => h('option', { value: l }, String(l + 1))),
+        ...(dims.rollout ? [h('option', { value: ROLLOUT }, 'all: rollout')] : []));
+      e.head.replaceChildren(...Array.from({ length: dims.heads }, (_, k) => h('option', { value: k }, String(k + 1))));
+    }
+    const { layer, head } = this.#pick(dims);
+    if (layer !== this.state.layer || head !== this.state.head) this.state = { ...this.state, layer, head };
+    e.layer.value = String(layer);
+    e.head.value = String(head);
+    // The heads view shows every head anyway; the rollout has none to pick.
+    e.head.disabled = layer === ROLLOUT;
+    if (!this.imported) {
+      const captions = this.lm.model.captions;
+      e.caption.textContent = layer === ROLLOUT ? ROLLOUT_TEXT
+        : `Layer ${layer + 1}, head ${head + 1}, measured on held-out text: ${captions[layer]?.[head] ?? 'no caption'}.`;
+    }
+  }
+
+  /** Layers and heads to choose from: imported attention's, the loaded trained model's, or none. */
+  #dims() {
+    if (this.imported) return { layers: this.imported.layers, heads: this.imported.heads, rollout: false };
+    if (this.state.source === 'model' && this.lm) return { layers: this.lm.model.layers, heads: this.lm.model.heads, rollout: true };
+    return null;
+  }
+
+  /** The state's layer and head, clamped to what `dims` has (the rollout only where it exists). */
+  #pick(dims) {
+    const s = this.state;
+    const layer = s.layer === ROLLOUT ? (dims.rollout ? ROLLOUT : 0) : Math.min(s.layer, dims.layers - 1);
+    return { layer, head: Math.min(s.head, dims.heads - 1) };
   }
 
   // ---- state ---------------------------------------------------------------------------------------
@@ -269,9 +351,12 @@ export class Figure {
   #apply(changes) {
     const before = this.state;
     this.state = { ...before, ...changes };
+    // Picking the trained model again after it failed to load tries again.
+    if (changes.source === 'model' && before.source !== 'model') this.modelError = null;
     if (changes.sentence !== undefined && changes.sentence !== before.sentence && changes.word === undefined) this.state.word = null;
     if (changes.word !== undefined && changes.word !== this.focus?.row) this.focus = null;
     this.#syncControls();
+    if (changes.source !== undefined && changes.source !== before.source) this.#writeStatus();
   }
 
   #user(changes) {
@@ -304,28 +389,59 @@ export class Figure {
   }
 
   // ---- loading -------------------------------------------------------------------------------------
-  /** Loads the shared core now, and the shared word vectors after the first paint (unless imported only). */
-  async start() {
-    this.els.status.textContent = 'Loading the attention core…';
+  /**
+   * Starts loading what the figure's source needs: the shared core and, after the first paint, the
+   * shared word vectors; or the shared trained model (only when the source is "trained model", and
+   * then the word vectors only if options.preloadVectors). Imported attention needs neither.
+   */
+  start() {
+    this.started = true;
+    this.#writeStatus();
     this.render();
-    try {
+    if (this.options.preloadVectors) this.#loadVectors();
+  }
+
+  /** The core, then (after the first paint) the word vectors; once, whoever asks first. */
+  #loadVectors() {
+    if (!this.started || this.vectorsLoading || this.loadError) return;
+    this.vectorsLoading = (async () => {
       this.core = await loadCore();
-      if (this.imported && !this.options.showVocabulary) return this.#updateStatusVisibility();
+      this.#writeStatus();
       await nextPaint();
-      this.els.status.textContent = 'Loading the word vectors…';
       this.vectors = await loadVectors();
-    } catch (err) {
+    })().then(() => {
+      this.vectorsLoading = null;
+      this.#writeStatus();
+      this.options.onLoaded?.(this.vectors);
+      if (this.state.source === 'vectors' || this.imported) this.render();
+    }, (err) => {
       this.loadError = err;
-      this.els.status.textContent = 'Not loaded.';
-      this.#updateStatusVisibility();
-      if (!this.imported) this.#clearFigure();
+      this.#writeStatus();
+      if (this.state.source !== 'vectors' || this.imported) return;
+      this.#clearFigure();
       this.#showMessage(`Could not load the attention core or the word vectors (${err.message}). Reload the page to try again.`);
-      return;
-    }
-    this.els.status.textContent = `Vocabulary: ${number(this.vectors.size)} words, ${this.vectors.dim} dimensions each.`;
-    this.#updateStatusVisibility();
-    this.options.onLoaded?.(this.vectors);
-    this.render();
+    });
+  }
+
+  /** The trained model (its wasm module and data/model.bin), fetched and parsed on first use. */
+  #loadLanguageModel() {
+    if (!this.started || this.modelLoading || this.modelError) return;
+    this.modelLoading = loadModel().then((lm) => {
+      this.modelLoading = null;
+      this.lm = lm;
+      // For scripts and tests: fetch (with the module) and parse times of the model, in ms.
+      this.modelTiming = lm.timing;
+      this.#syncControls();
+      this.#writeStatus();
+      if (this.state.source === 'model') this.render();
+    }, (err) => {
+      this.modelLoading = null;
+      this.modelError = err;
+      this.#writeStatus();
+      if (this.state.source !== 'model' || this.imported) return;
+      this.#clearFigure();
+      this.#showMessage(`Could not load the trained model (${err.message}). Choose “word vectors”, or choose “trained model” again to retry.`);
+    });
   }
 
   // ---- imported attention --------------------------------------------------------------------------
@@ -343,29 +459,20 @@ export class Figure {
     }
     this.imported = { source: 'imported', ...model };
     this.els.importMessage.textContent = '';
-    const e = this.els;
-    e.layer.replaceChildren(...model.attentions.map((_, l) => h('option', { value: l }, String(l + 1))));
-    e.head.replaceChildren(...model.attentions[0].map((_, k) => h('option', { value: k }, String(k + 1))));
-    e.importedInfo.textContent = `Imported: ${model.layers} layer${model.layers > 1 ? 's' : ''} × ${model.heads} head${model.heads > 1 ? 's' : ''}, ${model.tokens.length} tokens`;
-    e.importedRow.hidden = false;
-    e.clearImport.hidden = !this.controls.has('import');
-    const layer = Math.min(this.state.layer, model.layers - 1), head = Math.min(this.state.head, model.heads - 1);
-    this.state = { ...this.state, layer, head, view: this.state.view === 'steps' ? 'heatmap' : this.state.view, word: null };
-    e.layer.value = String(layer);
-    e.head.value = String(head);
+    this.els.importedInfo.textContent = `Imported: ${model.layers} layer${model.layers > 1 ? 's' : ''} × ${model.heads} head${model.heads > 1 ? 's' : ''}, ${model.tokens.length} tokens`;
+    this.state = { ...this.state, view: this.state.view === 'steps' ? 'heatmap' : this.state.view, word: null };
     this.#syncControls();
-    this.#updateStatusVisibility();
+    this.#writeStatus();
     this.render();
     return true;
   }
 
   clearImport() {
     this.imported = null;
-    this.els.importedRow.hidden = true;
+    this.started = true; // a widget that began with src= loads its source now
     this.#syncControls();
-    this.#updateStatusVisibility();
+    this.#writeStatus();
     this.render();
-    if (!this.core && !this.loadError) this.start();
   }
 
   // ---- drawing -------------------------------------------------------------------------------------
@@ -392,13 +499,16 @@ export class Figure {
     this.model = null;
   }
 
-  #tokenError(text, err) {
-    const count = tokenCount(this.core, text);
+  #tokenError(core, text, err) {
+    const count = tokenCount(core, text);
     if (count === 0) return 'Type a sentence: there are no words to compare yet.';
     return err.message;
   }
 
-  /** Recomputes (in the core) and redraws from the current state (no-op until the vectors are loaded, unless imported). */
+  /**
+   * Recomputes (in the core) and redraws from the current state. Until the source is loaded it starts
+   * loading it (once start() was called) and says so in place of the figure.
+   */
   render() {
     if (this.frame) {
       cancelAnimationFrame(this.frame);
@@ -411,17 +521,26 @@ export class Figure {
     if (this.imported) {
       model = this.imported;
     } else {
-      if (!this.vectors) return;
+      const useModel = s.source === 'model';
+      if (useModel ? !this.lm : !this.vectors) {
+        if (useModel) this.#loadLanguageModel();
+        else this.#loadVectors();
+        // The other source's figure would be wrong under this choice: nothing until this one is in.
+        if (this.model) this.#clearFigure();
+        if (useModel && this.started && !this.modelError) this.#showMessage('Loading the trained model (0.8 MB, once)…', 'hint');
+        return;
+      }
       if (!s.sentence.trim()) {
         this.#clearFigure();
         this.#showMessage('Type a sentence… its words will appear as the rows and columns of the heatmap.', 'hint');
         return;
       }
+      const core = useModel ? this.lm.core : this.core;
       try {
-        model = computeSentence(this.core, this.vectors, s);
+        model = useModel ? computeModel(this.lm, s) : computeSentence(core, this.vectors, s);
       } catch (err) {
         this.#clearFigure();
-        this.#showMessage(err instanceof AttentionError ? this.#tokenError(s.sentence, err) : `Something went wrong: ${err.message}`);
+        this.#showMessage(err instanceof AttentionError ? this.#tokenError(core, s.sentence, err) : `Something went wrong: ${err.message}`);
         if (!(err instanceof AttentionError)) console.error(err);
         return;
       }
@@ -430,8 +549,10 @@ export class Figure {
     const computed = performance.now();
     this.#draw();
     const done = performance.now();
-    // For scripts/measure-redraw.mjs: the core's share of the last redraw and the drawing's (ms).
+    // For scripts/measure-redraw.mjs: the core's share of the last redraw (the forward pass, with the
+    // trained model) and the drawing's (ms).
     this.timing = { compute: computed - started, draw: done - computed };
+    if (model.source !== 'imported') this.options.onComputed?.(model);
   }
 
   /** The view of this.model for the current state, drawn by the view objects kept across redraws. */
@@ -441,11 +562,13 @@ export class Figure {
     const T = model.tokens.length;
     const word = s.word !== null && s.word < T ? s.word : null;
     this.#fillWords(model.tokens, word);
-    if (model.tokenTotal) {
+    if (model.tokenTotal && model.source === 'model') {
+      this.#showMessage(`That is ${number(model.tokenTotal)} tokens; the trained model reads at most ${model.context}, so the figure shows the first ${model.context}.`, 'note');
+    } else if (model.tokenTotal) {
       this.#showMessage(`That is ${number(model.tokenTotal)} tokens; the figure shows the first ${number(MAX_TOKENS)}.`, 'note');
     } else this.#showMessage('');
-    const columns = model.source !== 'imported' && model.columns && s.view === 'heatmap';
-    const weights = model.source === 'imported' ? model.attentions[s.layer][s.head] : columns ? model.columns : model.single.weights;
+    const pick = this.#shown(model);
+    const weights = pick.weights;
     e.plot.hidden = false;
     this.viewWidth ||= e.viewBox.clientWidth; // before the first observer report
     const width = this.viewWidth || 640;
@@ -480,28 +603,75 @@ export class Figure {
       if (model.source === 'imported') {
         show();
         this.#showMessage('The steps view needs the scores before the softmax; imported attention holds only the weights. Choose heatmap, lines or heads.', 'hint');
+      } else if (!pick.steps) {
+        show();
+        this.#showMessage('The rollout has no scores of its own: it multiplies the layers’ weights. Choose a layer to see one head’s steps.', 'hint');
       } else {
         const view = (this.views.steps ??= new Steps());
         show(view.el);
-        const scaleText = `scaled = q·k ${s.scale === 'none' ? '' : `÷ √${model.dim} `}÷ temperature ${s.temperature.toFixed(2)}${s.mask === 'causal' ? '; later words masked (−∞)' : ''}`;
-        view.update({ tokens: model.tokens, steps: model.single, query: word ?? 0, scaleText });
+        view.update({ tokens: model.tokens, steps: pick.steps, query: word ?? 0, scaleText: pick.scaleText });
       }
       e.legend.replaceChildren();
     } else {
-      const list = model.source === 'imported' ? model.attentions[s.layer] : model.heads.map((hd) => hd.weights);
-      const max = Math.max(...list.map((w) => maxOf(w.data)));
+      const list = pick.heads;
+      const max = Math.max(...list.map((m) => maxOf(m.weights.data)));
       const views = this.#headViews(list.length);
       show(...views.map((v) => v.el));
-      list.forEach((w, k) => views[k].update({ tokens: model.tokens, weights: w, max, selectedRow: word, width }));
+      list.forEach((m, k) => {
+        const view = views[k];
+        // Which head of which layer each map is (the model's rollout choice shows every layer's heads).
+        view.el.dataset.head = String(m.head);
+        if (m.layer === undefined) delete view.el.dataset.layer;
+        else view.el.dataset.layer = String(m.layer);
+        view.update({ tokens: model.tokens, weights: m.weights, max, selectedRow: word, width, title: m.title, caption: m.caption ?? '' });
+      });
       drawLegend(e.legend, max);
     }
-    this.#writeNotes(model.tokens);
+    this.#writeNotes(model.tokens, model.source);
     this.#writeOptionNote(model, s.view === 'heatmap');
+    this.#writePredictions(model);
     // The first figure with numbers on it: a User Timing mark that bench/browser.mjs waits for.
     if (!this.drawnOnce) {
       this.drawnOnce = true;
       performance.mark('attention-figure:first-draw');
     }
+  }
+
+  /**
+   * What the current state picks out of this.model: the matrix of the heatmap and lines views
+   * (weights), the maps of the heads view (heads: [{ weights, title, caption, layer, head }]) and the
+   * steps view's AttentionSteps and how they were scaled (steps: null when there are none).
+   */
+  #shown(model) {
+    const s = this.state;
+    if (model.source === 'imported') {
+      const { layer, head } = this.#pick(model);
+      return {
+        weights: model.attentions[layer][head],
+        heads: model.attentions[layer].map((weights, k) => ({ weights, title: `head ${k + 1}`, head: k })),
+        steps: null,
+      };
+    }
+    if (model.source === 'model') {
+      const { layer, head } = this.#pick({ ...model, rollout: true });
+      const { run, captions } = model;
+      const mapOf = (l, k) => ({ weights: run.layers[l].heads[k].weights, title: `layer ${l + 1} · head ${k + 1}`, caption: captions[l]?.[k], layer: l, head: k });
+      const layers = layer === ROLLOUT ? run.layers.map((_, l) => l) : [layer];
+      const rollout = layer === ROLLOUT;
+      return {
+        weights: rollout ? run.rollout : run.layers[layer].heads[head].weights,
+        heads: layers.flatMap((l) => run.layers[l].heads.map((_, k) => mapOf(l, k))),
+        steps: rollout ? null : run.layers[layer].heads[head],
+        scaleText: `scaled = q·k ÷ √${model.dk} (layer ${layer + 1}, head ${head + 1}); causal: later words masked (−∞)`,
+      };
+    }
+    const columns = model.columns && s.view === 'heatmap';
+    return {
+      weights: columns ? model.columns : model.single.weights,
+      heads: (model.heads ?? []).map((hd, k) => ({ weights: hd.weights, title: `head ${k + 1}`, head: k })),
+      steps: model.single,
+      scaleText: `scaled = q·k ${s.scale === 'none' ? '' : `÷ √${model.dim} `}÷ temperature ${s.temperature.toFixed(2)}${s.mask === 'causal' ? '; later words masked (−∞)' : ''}`,
+    };
   }
 
   /** n compact heatmaps for the heads view; moving one's window moves them all. */
@@ -522,12 +692,21 @@ export class Figure {
   /** One line per heatmap option in force, saying what the picture now shows. */
   #writeOptionNote(model, heatmap) {
     const s = this.state, lines = [];
-    if (model.source !== 'imported') {
+    if (model.source === 'vectors') {
       if (s.scale === 'none') lines.push('Scores are not divided by √d: the softmax sees the raw dot products, so it is much sharper.');
       if (heatmap && model.columns) lines.push('Softmax down each column: read a column to see how one key word’s attention is shared out among the queries; rows no longer sum to 1.');
     }
+    if (model.source === 'model') {
+      lines.push(s.layer === ROLLOUT && s.view !== 'heads'
+        ? 'Causal model: each word draws only on itself and the words before it, through every layer, so the rollout is lower-triangular (zero above the diagonal).'
+        : 'Causal model: each word attends only to itself and the words before it, so the weights are lower-triangular (zero above the diagonal).');
+      // Said only where those settings are on screen (a widget may show none of them).
+      const greyed = ['temperature', 'mask', 'options', 'heads'].some((c) => this.controls.has(c));
+      lines.push(`The trained model fixes its own attention: scores ÷ √d_k = √${model.dk}, temperature 1, causal mask, softmax along each row, ${model.heads} heads per layer.` +
+        (greyed ? ' The temperature, mask, √d, column-softmax and heads settings belong to the word-vector figure, so they are greyed out.' : ''));
+    }
     if (heatmap && s.diagonal === 'hide') {
-      lines.push(model.source === 'imported'
+      lines.push(model.source !== 'vectors'
         ? 'Diagonal hidden (grey): colours are scaled to the largest weight between two different positions.'
         : 'Diagonal hidden (grey). Without learned weights a word’s score with itself is x·x = |x|², and x·y ≤ |x||y|, so unless another word’s vector is longer, every word matches itself most. The colours now span the other words only.');
     }
@@ -569,29 +748,59 @@ export class Figure {
   }
 
   #readout(text) {
-    this.els.readout.textContent = text ?? HINTS[this.state.view];
+    const s = this.state, modelHeads = s.view === 'heads' && s.source === 'model' && !this.imported;
+    this.els.readout.textContent = text ?? HINTS[modelHeads ? 'modelHeads' : s.view];
   }
 
   #readoutCell(cell) {
     const r = this.els.readout;
     if (!cell) return this.#readout(null);
     r.replaceChildren();
-    const strong = h('strong', {}, `${cell.head !== undefined ? `head ${cell.head + 1}: ` : ''}${cell.query.text} → ${cell.key.text}: ${format4(cell.weight)}`);
+    const strong = h('strong', {}, `${cell.title ? `${cell.title}: ` : ''}${cell.query.text} → ${cell.key.text}: ${format4(cell.weight)}`);
     r.append(strong, h('span', { class: 'muted' }, ` (query word ${cell.row + 1}, key word ${cell.col + 1})`));
   }
 
-  #writeNotes(tokens) {
+  /** A note per word outside the vocabulary: how the source looked it up (stemmed or unknown). */
+  #writeNotes(tokens, source) {
     const seen = new Set();
     const items = [];
+    const model = source === 'model';
     for (const t of tokens) {
       if (t.lookup === 'known' || seen.has(t.text)) continue;
       seen.add(t.text);
-      items.push(h('li', {}, h('span', { class: `token ${t.lookup}` }, `‘${t.text}’`),
-        t.lookup === 'unknown'
-          ? ' is not in the vocabulary: it uses a zero vector, so it attends evenly to every word.'
-          : ` is not in the vocabulary: it uses the vector of ‘${t.matched}’.`));
+      const what = t.lookup === 'unknown'
+        ? model ? ' is not in the model’s vocabulary: it reads the unknown-word token <unk>, as it did for rare words in training.'
+          : ' is not in the vocabulary: it uses a zero vector, so it attends evenly to every word.'
+        : model ? ` is not in the model’s vocabulary: it reads ‘${t.matched}’.` : ` is not in the vocabulary: it uses the vector of ‘${t.matched}’.`;
+      items.push(h('li', {}, h('span', { class: `token ${t.lookup}` }, `‘${t.text}’`), what));
     }
     this.els.notes.replaceChildren(...items);
+  }
+
+  /** The trained model's guesses for the word after the (shown) text: top 5, best first, with bars. */
+  #writePredictions(model) {
+    const e = this.els;
+    e.predictions.hidden = model.source !== 'model';
+    if (model.source !== 'model') return;
+    const { predictions } = model.run, last = model.tokens.at(-1).text;
+    e.predictionsTitle.replaceChildren(h('strong', {}, 'Next word. '),
+      `The trained model’s ${predictions.length} most likely words after “${last}”${model.tokenTotal ? ` (the last of the ${model.context} tokens it read)` : ''}, from a softmax over its whole vocabulary:`);
+    const top = predictions[0]?.probability || 1;
+    const items = e.predictionList.children;
+    while (items.length < predictions.length) {
+      const bar = svgEl('svg', { class: 'pbar', width: 120, height: 10, viewBox: '0 0 120 10', 'aria-hidden': 'true' });
+      svgEl('rect', { x: 0, y: 1, height: 8 }, bar);
+      e.predictionList.append(h('li', {}, h('span', { class: 'predicted' }), bar, h('span', { class: 'probability' })));
+    }
+    while (items.length > predictions.length) e.predictionList.lastChild.remove();
+    predictions.forEach((p, k) => {
+      const li = items[k], [word, bar, probability] = li.children;
+      li.dataset.word = p.word;
+      li.dataset.probability = String(p.probability);
+      word.textContent = p.word;
+      setAttrs(bar.firstChild, { width: (120 * p.probability) / top });
+      probability.textContent = `${(100 * p.probability).toFixed(1)}%`;
+    });
   }
 
   // ---- share and export ----------------------------------------------------------------------------

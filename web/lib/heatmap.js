@@ -64,7 +64,7 @@ function resizePool(pool, n, parent, attrs) {
  *   compact (small cells, labels only when they fit: the heads grid), interactive (a focusable grid;
  *   false for maps inside a button), title, head (index, shown in readouts), className ("heatmap"),
  *   table (offer a table of the drawn weights, built when opened), onCell(info | null) on hover and
- *   keyboard focus with { row, col, weight, query, key, head }, onSelect(row, col) when the active
+ *   keyboard focus with { row, col, weight, query, key, head, title }, onSelect(row, col) when the active
  *   cell moves, onWindow({ row0, col0 }) when the reader moves the window of a long input.
  * The cells canvas carries what it drew as canvas.attentionWeights (see #publish).
  */
@@ -192,7 +192,8 @@ export class Heatmap {
 
   #buildTable() {
     this.tableBox = h('div', { class: 'hm-table-box' });
-    this.details = h('details', { class: 'hm-table' }, h('summary', {}, this.o.title ? `${this.o.title} as a table` : 'Table of these weights'), this.tableBox);
+    this.summary = h('summary', {}, this.o.title ? `${this.o.title} as a table` : 'Table of these weights');
+    this.details = h('details', { class: 'hm-table' }, this.summary, this.tableBox);
     this.details.addEventListener('toggle', () => this.#fillTable());
     this.el.append(this.details);
   }
@@ -202,11 +203,17 @@ export class Heatmap {
    * Draws `weights` (T×T, rows = queries) labelled by `tokens`. params: { max (top of the colour
    * scale; default the largest weight drawn), hideDiagonal (grey out (i, i), colours scaled to the
    * rest), selectedRow, focus ({ row, col } to make the active cell), width (px available),
-   * origin ({ row0, col0 }: put the window there) }.
+   * origin ({ row0, col0 }: put the window there), title (a new title, for a map made with one),
+   * caption (a line of text under the map, wrapped to its width; '' for none) }.
    */
-  update({ tokens, weights, max, hideDiagonal = false, selectedRow = null, focus = null, width = 640, origin = null }) {
+  update({ tokens, weights, max, hideDiagonal = false, selectedRow = null, focus = null, width = 640, origin = null, title, caption }) {
     const T = weights.rows, data = weights.data;
     const prev = this.p;
+    if (title !== undefined && this.titleText && title !== this.o.title) {
+      this.o.title = title;
+      if (this.summary) this.summary.textContent = `${title} as a table`;
+    }
+    if (caption !== undefined) this.#caption(caption);
     if (!this.family && this.el.isConnected) this.family = getComputedStyle(this.el).fontFamily;
     if (!prev || prev.tokens !== tokens || this.widthFamily !== this.family) {
       this.labels = tokens.map(labelOf);
@@ -235,6 +242,17 @@ export class Heatmap {
     }
     this.anchorKey = key;
     this.#draw(!prev || prev.data !== data || prev.max !== top || prev.hideDiagonal !== hideDiagonal);
+  }
+
+  /** The caption line under the map (HTML, so a long caption wraps), made when first needed. */
+  #caption(text) {
+    if (!this.captionEl) {
+      if (!text) return;
+      this.captionEl = h('p', { class: 'hm-caption' });
+      this.plot.after(this.captionEl);
+    }
+    this.captionEl.hidden = !text;
+    if (this.captionEl.textContent !== text) this.captionEl.textContent = text;
   }
 
   /** After a theme change: reads the theme's colours again and repaints (gaps take the background colour). */
@@ -296,6 +314,7 @@ export class Heatmap {
     const width = left + gridW + right, height = top + gridH + 8;
     this.plot.style.width = `${width}px`;
     this.plot.style.height = `${height}px`;
+    if (this.captionEl) this.captionEl.style.maxWidth = `${Math.max(width, 180)}px`;
     setAttrs(this.svg, { width, height, viewBox: `0 0 ${width} ${height}` });
     this.svg.style.fontSize = `${fontPx}px`;
     this.grid.style.left = `${left}px`;
@@ -527,7 +546,7 @@ export class Heatmap {
 
   #info(cell) {
     const { tokens, data, T } = this.p;
-    return { row: cell.row, col: cell.col, weight: data[cell.row * T + cell.col], query: tokens[cell.row], key: tokens[cell.col], head: this.o.head };
+    return { row: cell.row, col: cell.col, weight: data[cell.row * T + cell.col], query: tokens[cell.row], key: tokens[cell.col], head: this.o.head, title: this.o.title };
   }
 
   /** The active cell becomes the grid's active descendant (and, if select, the chosen word). */

@@ -2,17 +2,25 @@
 //   sentence, view (heatmap | lines | steps | heads), heads (1–8), temperature (0.1–3),
 //   mask (none | causal), word (selected query word, 0-based), layer, head (imported attention), seed,
 //   scale (sqrt | none: divide the scores by √d or not), norm (rows | columns: which way the softmax
-//   runs in the heatmap), diagonal (show | hide: grey out each word's weight on itself).
+//   runs in the heatmap), diagonal (show | hide: grey out each word's weight on itself),
+//   source (vectors | model: parameter-free attention over word vectors, or the trained language
+//   model of data/model.bin). With the model, layer is 0-based or 'rollout' (attention rollout over
+//   all layers) and head is 0-based.
 export const VIEWS = ['heatmap', 'lines', 'steps', 'heads'];
 export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads' };
 export const MASKS = ['none', 'causal'];
-export const CONTROLS = ['sentence', 'view', 'heads', 'mask', 'word', 'temperature', 'options', 'share', 'export', 'import'];
+export const SOURCES = ['vectors', 'model'];
+export const SOURCE_NAMES = { vectors: 'word vectors', model: 'trained model' };
+/** The layer value that stands for the attention rollout over all of the model's layers. */
+export const ROLLOUT = 'rollout';
+export const CONTROLS = ['sentence', 'source', 'view', 'heads', 'mask', 'word', 'temperature', 'options', 'share', 'export', 'import'];
 export const THEMES = ['auto', 'light', 'dark'];
-export const STATE_KEYS = ['sentence', 'view', 'heads', 'temperature', 'mask', 'word', 'layer', 'head', 'seed', 'scale', 'norm', 'diagonal'];
+export const STATE_KEYS = ['sentence', 'source', 'view', 'heads', 'temperature', 'mask', 'word', 'layer', 'head', 'seed', 'scale', 'norm', 'diagonal'];
 export const CHOICES = { scale: ['sqrt', 'none'], norm: ['rows', 'columns'], diagonal: ['show', 'hide'] };
 
 export const DEFAULTS = Object.freeze({
   sentence: 'the train left the station on time',
+  source: 'vectors',
   view: 'heatmap',
   heads: 4,
   temperature: 1,
@@ -44,7 +52,9 @@ export function parseValue(key, raw) {
     }
     case 'mask': return MASKS.includes(raw) ? raw : DEFAULTS.mask;
     case 'word': return int(raw, 0, 1023, null);
-    case 'layer': case 'head': return int(raw, 0, 1023, 0);
+    case 'source': return SOURCES.includes(raw) ? raw : DEFAULTS.source;
+    case 'layer': return raw === ROLLOUT ? ROLLOUT : int(raw, 0, 1023, 0);
+    case 'head': return int(raw, 0, 1023, 0);
     case 'seed': return int(raw, 0, 2 ** 31, DEFAULTS.seed);
     case 'scale': case 'norm': case 'diagonal': return CHOICES[key].includes(raw) ? raw : DEFAULTS[key];
     default: return undefined;
@@ -58,10 +68,11 @@ export function fromParams(params) {
   return state;
 }
 
-/** URL parameters that reproduce a state (layer/head/seed only when not the default). */
+/** URL parameters that reproduce a state (source/layer/head/seed only when not the default). */
 export function toParams(state) {
   const p = new URLSearchParams();
   p.set('sentence', state.sentence);
+  if (state.source && state.source !== DEFAULTS.source) p.set('source', state.source);
   p.set('view', state.view);
   p.set('heads', String(state.heads));
   p.set('temperature', String(Number(state.temperature.toFixed(2))));

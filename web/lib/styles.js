@@ -46,7 +46,10 @@ export const FIGURE_CSS = `
 .af .slider .muted { font-size: 0.85rem; }
 .af :is(input, select, button, textarea):focus-visible { outline: 3px solid var(--af-accent); outline-offset: 1px; }
 .af .status { margin: 0; font-size: 0.85rem; color: var(--af-muted); }
-.af .imported { font-size: 0.9rem; padding: 0.4rem 0.6rem; border-radius: 8px; background: var(--af-panel); }
+.af .layers { font-size: 0.9rem; padding: 0.4rem 0.6rem; border-radius: 8px; background: var(--af-panel); }
+.af .head-caption { flex-basis: 100%; margin: 0; color: var(--af-muted); font-size: 0.88rem; }
+.af :is(select, input):disabled { opacity: 0.5; cursor: not-allowed; }
+.af .field:has(:disabled) > span, .af .slider:has(:disabled) > label { color: var(--af-muted); }
 
 .af .message { margin: 0 0 0.75rem; padding: 0.6rem 0.9rem; border-radius: 8px; background: var(--af-error-bg); color: var(--af-error-fg); }
 .af .message.hint { background: var(--af-panel); color: var(--af-muted); border: 1px dashed var(--af-line); }
@@ -78,6 +81,7 @@ export const FIGURE_CSS = `
 .af .hm-window { margin: 0; font-size: 0.88rem; max-width: 34rem; }
 .af .pager { margin: 0.2rem 0 0.5rem; display: grid; gap: 0.3rem; }
 .af .view.grid > .heatmap { display: flex; flex-direction: column; }
+.af .hm-caption { margin: 0.1rem 0 0.2rem; font-size: 0.8rem; line-height: 1.35; color: var(--af-muted); }
 .af details.hm-table { margin: 0.3rem 0; font-size: 0.85rem; }
 .af details.hm-table summary { cursor: pointer; color: var(--af-muted); }
 .af .hm-table-box { overflow: auto; max-height: 28rem; max-width: 100%; }
@@ -105,6 +109,13 @@ export const FIGURE_CSS = `
 
 .af .readout { min-height: 1.6em; margin: 0.4rem 0; font-variant-numeric: tabular-nums; }
 .af .readout strong { font-family: var(--af-mono); font-weight: 600; }
+.af .predictions { margin: 0.5rem 0; font-size: 0.9rem; }
+.af .predictions-title { margin: 0 0 0.3rem; }
+.af .prediction-list { margin: 0; padding: 0; list-style: none; display: grid; gap: 0.15rem; }
+.af .prediction-list li { display: grid; grid-template-columns: minmax(4.5rem, max-content) 120px 3.4rem; align-items: center; gap: 0.6rem; }
+.af .prediction-list .predicted { font-family: var(--af-mono); font-weight: 600; overflow-wrap: anywhere; }
+.af .prediction-list .probability { text-align: right; font-variant-numeric: tabular-nums; }
+.af svg.pbar rect { fill: var(--af-accent); }
 .af .notes { margin: 0.4rem 0; padding-left: 1.2rem; font-size: 0.9rem; }
 .af .notes:empty { display: none; }
 .af .token { font-weight: 600; }

@@ -1,16 +1,24 @@
 // Types of the <attention-figure> widget (attention-widget.js). The compute module's types are in
 // ./attention.d.ts (import from "<package>/core").
-import type { AttentionCore, Matrix, WordVectors } from './attention.js';
+import type { AttentionCore, LanguageModel, Matrix, WordVectors } from './attention.js';
 
 export type View = 'heatmap' | 'lines' | 'steps' | 'heads';
+/** 'vectors': parameter-free attention over word vectors (default); 'model': the trained language model (model.bin). */
+export type Source = 'vectors' | 'model';
 export type Mask = 'none' | 'causal';
 export type Theme = 'auto' | 'light' | 'dark';
-export type Control = 'sentence' | 'view' | 'heads' | 'mask' | 'word' | 'temperature' | 'options' | 'share' | 'export' | 'import';
+export type Control = 'sentence' | 'source' | 'view' | 'heads' | 'mask' | 'word' | 'temperature' | 'options' | 'share' | 'export' | 'import';
 
 /** What a figure shows; the same names are its attributes and the full page's URL parameters. */
 export interface FigureState {
   /** Any text; the figure draws its first 1,024 tokens (and says so when there are more). */
   sentence: string;
+  /**
+   * What computes the attention. 'model' fetches the trained model (model.bin, ~0.8 MB, and its wasm
+   * module) once per page, on first use; it reads at most 32 tokens (longer text is cut, with a note),
+   * is causal, and has no temperature, mask, √d, column-softmax or heads setting (they are greyed out).
+   */
+  source: Source;
   view: View;
   /** Number of heads in the "heads" view, 1–8. */
   heads: number;
@@ -19,8 +27,12 @@ export interface FigureState {
   mask: Mask;
   /** The selected (query) word, 0-based, or null. */
   word: number | null;
-  /** Imported attention: which layer and head the heatmap and lines views show. */
-  layer: number;
+  /**
+   * Which layer (0-based) and head the heatmap, lines and steps views show: of the trained model
+   * (layer 'rollout': the attention rollout over all layers, Abnar & Zuidema 2020; the heads view
+   * then shows every layer's heads) or of imported attention.
+   */
+  layer: number | 'rollout';
   head: number;
   /** Seed of the heads view's Xavier-random projection weights. */
   seed: number;
@@ -46,6 +58,10 @@ export interface ExportedAttention {
   source: string;
   settings?: Partial<FigureState>;
   steps?: { scores: number[][]; scaled: (number | null)[][]; output: number[][] };
+  /** With source 'model': the rollout (T × T), the top-5 next words, and each head's caption. */
+  rollout?: number[][];
+  predictions?: { word: string; probability: number }[];
+  captions?: string[][];
 }
 
 export interface AttentionChangeEvent extends CustomEvent<FigureState> {}
@@ -71,8 +87,9 @@ export interface DrawnWeights {
 }
 
 /**
- * <attention-figure sentence="…" view="heatmap|lines|steps|heads" heads="4" temperature="1"
- *   mask="none|causal" word="2" controls="sentence view temperature" theme="auto|light|dark"
+ * <attention-figure sentence="…" source="vectors|model" view="heatmap|lines|steps|heads" heads="4"
+ *   temperature="1" mask="none|causal" word="2" layer="0|1|rollout" head="0"
+ *   controls="sentence view temperature" theme="auto|light|dark"
  *   src="attention.json" page="https://…/index.html"></attention-figure>
  * Fires "attention-change" (detail: FigureState) when the reader changes something.
  */
@@ -102,6 +119,16 @@ export const DEFAULT_CONTROLS: Control[];
 export function loadCore(): Promise<AttentionCore>;
 /** The word vectors every widget shares (fetched on first call, from vectors.bin beside the script). */
 export function loadVectors(): Promise<WordVectors>;
+/**
+ * The trained model every widget shares (fetched on first call: attention_model_wasm.js/.wasm and
+ * model.bin beside the script), with how long its module, fetch and parse took (ms).
+ */
+export function loadModel(): Promise<{
+  core: AttentionCore;
+  model: LanguageModel;
+  bytes: number;
+  timing: { module: number; fetch: number; parse: number; total: number };
+}>;
 
 export class ImportError extends Error {}
 /** Validates imported attention; throws ImportError naming the first problem. */

@@ -1,11 +1,14 @@
 // <attention-figure>: the embeddable widget. One element = one live figure in its own shadow root;
-// every element on a page shares one wasm core and one copy of the word vectors. Files (wasm,
-// vectors) are fetched relative to this script's URL. Attributes:
-//   sentence, view (heatmap | lines | steps | heads), heads (1–8), temperature (0.1–3),
-//   mask (none | causal), word (selected word, 0-based), seed, layer, head,
+// every element on a page shares one wasm core, one copy of the word vectors and one trained model.
+// Files (wasm, vectors, model) are fetched relative to this script's URL, each only when needed.
+// Attributes:
+//   sentence, source (vectors | model: word vectors, or the trained model of model.bin),
+//   view (heatmap | lines | steps | heads), heads (1–8), temperature (0.1–3),
+//   mask (none | causal), word (selected word, 0-based), seed,
+//   layer (0-based, or rollout with the trained model), head (0-based; trained model or imported),
 //   scale (sqrt | none), norm (rows | columns), diagonal (show | hide),
 //   controls ("sentence view temperature" by default; "all", "none", or any of
-//            sentence view heads mask word temperature options share export import),
+//            sentence source view heads mask word temperature options share export import),
 //   theme (auto | light | dark), src (URL of attention JSON from a real model),
 //   page (URL of the full page that share links point to; default ../index.html beside this folder).
 import { assetURL } from '../lib/core.js';
@@ -13,7 +16,7 @@ import { Figure } from '../lib/figure.js';
 import { STATE_KEYS, parseControls, parseValue } from '../lib/state.js';
 import { figureSheet } from '../lib/styles.js';
 
-export { loadCore, loadVectors } from '../lib/core.js';
+export { loadCore, loadModel, loadVectors } from '../lib/core.js';
 export { parseAttention, ImportError } from '../lib/importer.js';
 
 export const DEFAULT_CONTROLS = ['sentence', 'view', 'temperature'];
@@ -85,7 +88,7 @@ export class AttentionFigureElement extends HTMLElement {
     if (ticket === this.#srcLoad) this.#figure.importAttention(text);
   }
 
-  /** The current state: { sentence, view, heads, temperature, mask, word, layer, head, seed }. */
+  /** The current state: { sentence, source, view, heads, temperature, mask, word, layer, head, seed, scale, norm, diagonal }. */
   get state() {
     return { ...this.#figure.state };
   }

@@ -1,0 +1,453 @@
+// Browser tests of the figure's "trained model" source (data/model.bin, run by the wasm core through
+// loadModel): on the page and in the <attention-figure> widget, every layer and head, the rollout,
+// the heads grid with captions, the steps view, the next-word guesses, the explainer's query/key view,
+// the 32-token context, switching back to word vectors, URL state, a failed load, and hostile text.
+// Every number is compared with the same model run by the wasm core in node (harness modelReference).
+// Build first: bash scripts/build.sh. Run: node --test tests/web/
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  HOSTILE, assertColours, assertLabels, assertShowsModel, assertWeights, elementCensus, figureState, modelReference,
+  openWatched, readHeatmaps, settled, startSession,
+} from './harness.mjs';
+import { DEFAULTS, fromParams, toParams } from '../../web/lib/state.js';
+
+const SENTENCE = 'the train left the station on time';
+const TOLERANCE = 1e-6;
+let session, browser, url, core, vectors, lm;
+
+before(async () => {
+  session = await startSession();
+  ({ browser, url, core, vectors } = session);
+  lm = await modelReference(session.api);
+});
+
+after(() => {
+  lm?.model.delete();
+  return session?.stop();
+});
+
+const near = (a, b, where) => assert.ok(Math.abs(Number(a) - b) <= TOLERANCE, `${where}: shown ${a}, wasm ${b}`);
+
+/** Inside a widget (host: CSS selector) or the page (null): waits until the figure draws the trained model. */
+const modelDrawn = (page, host = null) => page.waitForFunction((host) => {
+  const scope = host ? document.querySelector(host)?.shadowRoot : document;
+  const p = scope?.getElementById('predictions');
+  return p && !p.hidden && scope.getElementById('plot') && !scope.getElementById('plot').hidden;
+}, host, { timeout: 20_000 });
+
+/** The page (URL query `query`) with the trained model drawn. */
+async function openModel(query = '?source=model', viewport = { width: 1280, height: 900 }) {
+  const opened = await openWatched(browser, `${url}${query}`, { viewport });
+  await modelDrawn(opened.page);
+  return opened;
+}
+
+/** The heads grid's maps: weights as drawn (readHeatmaps) plus which layer and head each is, its title and caption. */
+async function headMaps(page, host = null) {
+  const maps = await page.evaluate(readHeatmaps, { host, selector: '#heatmap > .heatmap' });
+  const info = await page.evaluate((host) => {
+    const scope = host ? document.querySelector(host).shadowRoot : document;
+    return [...scope.querySelectorAll('#heatmap > .heatmap')].map((el) => ({
+      layer: Number(el.dataset.layer), head: Number(el.dataset.head),
+      title: el.querySelector('text.head-title')?.textContent, caption: el.querySelector('.hm-caption')?.textContent ?? '',
+    }));
+  }, host);
+  return maps.map((map, k) => ({ ...map, ...info[k] }));
+}
+
+/** The steps view's numbers (each cell's data-value) and output row. */
+const readSteps = (page) => page.evaluate(() => {
+  const svg = document.querySelector('#heatmap svg.steps');
+  return svg && {
+    query: Number(svg.dataset.query),
+    rows: [...svg.querySelectorAll('.steps-row')].map((r) => ['score', 'scaled', 'weight'].map((k) => r.querySelector(`.${k}`).dataset.value)),
+    output: JSON.parse(svg.querySelector('.output').dataset.values),
+    note: svg.querySelector('.steps-note').textContent,
+  };
+});
+
+/** What the page shows beside the figure: caption, option note, predictions, disabled settings, message. */
+const aside = (page, host = null) => page.evaluate((host) => {
+  const scope = host ? document.querySelector(host).shadowRoot : document;
+  const text = (id) => scope.getElementById(id)?.textContent ?? '';
+  return {
+    caption: scope.getElementById('head-caption').hidden ? '' : text('head-caption'),
+    optionNote: text('option-note'),
+    predictions: [...scope.querySelectorAll('#predictions li')].map((li) => ({ word: li.dataset.word, probability: Number(li.dataset.probability), text: li.textContent })),
+    predictionsShown: !scope.getElementById('predictions').hidden && !scope.getElementById('plot').hidden,
+    disabled: ['temperature', 'mask', 'scale', 'norm', 'heads'].filter((id) => scope.getElementById(id).disabled),
+    headDisabled: scope.getElementById('head').disabled,
+    layerRow: !scope.getElementById('layer').closest('.layers').hidden,
+    message: scope.getElementById('message').hidden ? '' : text('message'),
+    status: text('status'),
+  };
+}, host);
+
+/** A matrix of the wasm core (T×T weights) drawn whole in the main heatmap, in the right colours. */
+function assertMap(map, weights, tokens, where) {
+  assert.ok(map, `${where}: no heatmap`);
+  assert.equal(map.cells.length, weights.rows * weights.cols, `${where}: every cell`);
+  assertWeights(map, weights, where, TOLERANCE);
+  assertLabels(map, tokens, where);
+  assertColours(map, where);
+}
+
+test('choosing "trained model" loads it once, then every layer and head, and the rollout, are the core\'s', async () => {
+  const { page, problems } = await openWatched(browser, url);
+  const requests = [];
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  try {
+    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+    assert.equal(requests.filter((p) => /model/.test(p)).length, 0, 'nothing of the model is fetched before it is chosen');
+    await page.selectOption('#source', 'model');
+    await modelDrawn(page);
+    assert.deepEqual(requests.filter((p) => /model/.test(p)).sort(), ['/attention_model_wasm.js', '/attention_model_wasm.wasm', '/model.bin']);
+
+    const { run } = lm.shown(SENTENCE);
+    const L = run.layers.length, H = run.layers[0].heads.length;
+    assert.deepEqual([L, H], [2, 4]);
+    for (let l = 0; l < L; l++) {
+      await page.selectOption('#layer', { value: String(l) });
+      for (let k = 0; k < H; k++) {
+        await page.selectOption('#head', { value: String(k) });
+        const { map, message } = await figureState(page, null);
+        assert.equal(message, '');
+        assertMap(map, run.layers[l].heads[k].weights, run.tokens, `layer ${l + 1} head ${k + 1}`);
+        assert.ok(map.cells.filter((c) => c.col > c.row).every((c) => c.weight === 0), 'causal: nothing above the diagonal');
+        const a = await aside(page);
+        assert.equal(a.caption, `Layer ${l + 1}, head ${k + 1}, measured on held-out text: ${run.captions[l][k]}.`);
+        assert.equal(a.headDisabled, false);
+      }
+    }
+    await page.selectOption('#layer', { value: 'rollout' });
+    const { map } = await figureState(page, null);
+    assertMap(map, run.rollout, run.tokens, 'rollout');
+    const a = await aside(page);
+    assert.match(a.caption, /^Attention rollout \(Abnar & Zuidema 2020\): how much each position draws on each input token through all layers/);
+    assert.match(a.caption, /0\.5·I/);
+    assert.equal(a.headDisabled, true, 'the rollout has no head to pick');
+    assert.match(a.optionNote, /lower-triangular/);
+    // What does not apply to the model is greyed out and said so.
+    assert.deepEqual(a.disabled, ['temperature', 'mask', 'scale', 'norm', 'heads']);
+    assert.match(a.optionNote, /temperature, mask, √d, column-softmax and heads settings belong to the word-vector figure/);
+    assert.match(a.status, /Trained model: 8,193-word vocabulary, 2 layers × 4 heads, d_model 64, context 32 tokens/);
+    // The next-word guesses: the core's top 5, best first.
+    assert.equal(a.predictionsShown, true);
+    assert.deepEqual(a.predictions.map((p) => p.word), run.predictions.map((p) => p.word));
+    a.predictions.forEach((p, k) => near(p.probability, run.predictions[k].probability, `prediction ${k}`));
+    assert.match(a.predictions[0].text, new RegExp(`${run.predictions[0].word}${(100 * run.predictions[0].probability).toFixed(1)}%`));
+    // Choosing again does not fetch again.
+    await page.selectOption('#source', 'vectors');
+    await page.selectOption('#source', 'model');
+    await modelDrawn(page);
+    assert.equal(requests.filter((p) => p === '/model.bin').length, 1);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('heads grid (captioned), lines and steps views follow the model\'s layer and head', async () => {
+  const { page, problems } = await openModel('?source=model&view=heads&layer=1');
+  try {
+    const { run } = lm.shown(SENTENCE);
+    let maps = await headMaps(page);
+    assert.equal(maps.length, 4);
+    maps.forEach((m, k) => {
+      assert.deepEqual([m.layer, m.head], [1, k]);
+      assert.equal(m.title, `layer 2 · head ${k + 1}`);
+      assert.equal(m.caption, run.captions[1][k]);
+      assertWeights(m, run.layers[1].heads[k].weights, `grid layer 2 head ${k + 1}`);
+      assertColours(m, `grid layer 2 head ${k + 1}`);
+    });
+    // The rollout in the heads view: every head of every layer (what the rollout combines).
+    await page.selectOption('#layer', { value: 'rollout' });
+    maps = await headMaps(page);
+    assert.equal(maps.length, 8);
+    maps.forEach((m, n) => {
+      const l = Math.floor(n / 4), k = n % 4;
+      assert.deepEqual([m.layer, m.head, m.caption], [l, k, run.captions[l][k]]);
+      assertWeights(m, run.layers[l].heads[k].weights, `grid (rollout) layer ${l + 1} head ${k + 1}`);
+    });
+
+    await page.selectOption('#layer', { value: '0' });
+    await page.selectOption('#head', { value: '2' });
+    await page.selectOption('#view', 'lines');
+    const lines = await page.evaluate(() => {
+      const l = document.querySelector('#heatmap canvas.links').attentionLines;
+      return { ...l, data: Array.from(l.data) };
+    });
+    const w = run.layers[0].heads[2].weights, T = w.rows;
+    assert.equal(lines.T, T);
+    lines.data.forEach((v, n) => near(v, w.data[n], `lines ${Math.floor(n / T)}→${n % T}`));
+    assert.equal(lines.drawn, lines.data.filter((v) => v > 0).length);
+
+    await page.selectOption('#layer', { value: '1' });
+    await page.selectOption('#head', { value: '3' });
+    await page.selectOption('#word', { value: '4' });
+    await page.selectOption('#view', 'steps');
+    const steps = await readSteps(page);
+    const ref = run.layers[1].heads[3];
+    assert.equal(steps.query, 4);
+    assert.equal(steps.rows.length, T);
+    steps.rows.forEach(([score, scaled, weight], j) => {
+      near(score, ref.scores.data[4 * T + j], `score 4→${j}`);
+      const want = ref.scaled.data[4 * T + j];
+      if (want === -Infinity) assert.equal(scaled, '-Infinity', `scaled 4→${j} is masked`);
+      else near(scaled, want, `scaled 4→${j}`);
+      near(weight, ref.weights.data[4 * T + j], `weight 4→${j}`);
+    });
+    steps.output.forEach((v, c) => near(v, ref.output.data[4 * ref.output.cols + c], `output[${c}]`));
+    assert.match(steps.note, /÷ √16 \(layer 2, head 4\); causal/);
+    // The rollout has no scores: the steps view says so instead of drawing.
+    await page.selectOption('#layer', { value: 'rollout' });
+    assert.match((await aside(page)).message, /The rollout has no scores of its own/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the explainer\'s query/key view and walkthrough follow the model\'s layer and head, and go back to the vectors', async () => {
+  const { page, problems } = await openModel('?source=model&layer=1&head=2&word=4');
+  try {
+    await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
+    const { run } = lm.shown(SENTENCE);
+    const onScreen = async (id) => {
+      await page.evaluate((id) => document.getElementById(id).scrollIntoView({ block: 'start' }), id);
+      await page.waitForFunction((id) => document.getElementById(id).dataset.drawn === document.getElementById('explainer').dataset.generation, id, { timeout: 10_000 });
+    };
+    const neuron = async () => {
+      await onScreen('vectors');
+      return page.$$eval('table[data-name="neuron"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))));
+    };
+    const check = async (l, k) => {
+      const steps = run.layers[l].heads[k], T = steps.weights.rows;
+      const rows = await neuron();
+      assert.equal(rows.length, T);
+      rows.forEach(([score, scaled, weight], j) => {
+        near(score, steps.scores.data[4 * T + j], `q·k 4→${j}`);
+        if (steps.scaled.data[4 * T + j] === -Infinity) assert.equal(scaled, -Infinity);
+        else near(scaled, steps.scaled.data[4 * T + j], `scaled 4→${j}`);
+        near(weight, steps.weights.data[4 * T + j], `weight 4→${j}`);
+      });
+      // q∘k row by row: the model's q of "station" times each key, entry by entry (summing to q·k).
+      const products = await page.$$eval('#vectors svg.vbars[aria-label^="q∘k"]', (ss) => ss.map((s) => s.getAttribute('aria-label')));
+      assert.equal(products.length, T);
+      const dk = steps.Q.cols;
+      const q = steps.Q.data.subarray(4 * dk, 5 * dk), kOf = (j) => steps.K.data.subarray(j * dk, (j + 1) * dk);
+      const shownProducts = products[1].replace(/^[^:]+: /, '').split(', ').map((t) => Number(t.replace('−', '-')));
+      shownProducts.forEach((v, c) => assert.ok(Math.abs(v - q[c] * kOf(1)[c]) < 1e-4, `q∘k[1][${c}]`));
+      assert.match(await page.textContent('#vectors p'), new RegExp(`layer ${l + 1}, head ${k + 1} of the trained model`));
+      // Steps 3 and 4: Q and the scores are the model's too.
+      await onScreen('step-scores');
+      const scores = await page.$$eval('table[data-name="scores"] td[data-row]', (tds) => tds.map((td) => [+td.dataset.row, +td.dataset.col, Number(td.dataset.value)]));
+      for (const [r, c, v] of scores) near(v, steps.scores.data[r * T + c], `scores (${r}, ${c})`);
+      assert.match(await page.textContent('#explainer .x-note'), new RegExp(`follows the figure’s trained model: layer ${l + 1}, head ${k + 1}`));
+    };
+    await check(1, 2);
+    // Another head in the figure: the explainer follows.
+    await page.evaluate(() => scrollTo(0, 0));
+    await page.selectOption('#layer', { value: '0' });
+    await page.selectOption('#head', { value: '1' });
+    await check(0, 1);
+    assert.equal(await page.isDisabled('#x-mode'), true, 'the model brings its own weights');
+    // The multi-head section shows the layer's four heads with their captions.
+    await onScreen('multihead');
+    const boxes = await page.evaluate(readHeatmaps, { selector: '#multihead .head-box .head-map' });
+    assert.equal(boxes.length, 4);
+    boxes.forEach((m, k) => assertWeights(m, run.layers[0].heads[k].weights, `explainer head ${k + 1}`));
+    assert.deepEqual(await page.$$eval('#multihead .head-box .hm-caption', (ps) => ps.map((p) => p.textContent)), run.captions[0]);
+
+    // Back to word vectors: figure and explainer are the parameter-free ones again.
+    await page.evaluate(() => scrollTo(0, 0));
+    await page.selectOption('#source', 'vectors');
+    await settled(page, null);
+    const { tokens, X } = vectors.embed(SENTENCE, 64);
+    const free = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
+    assertMap((await figureState(page, null)).map, free.weights, tokens, 'back to vectors');
+    const back = await aside(page);
+    assert.deepEqual(back.disabled, [], 'the word-vector settings are back');
+    assert.equal(back.predictionsShown, false);
+    assert.equal(back.layerRow, false);
+    assert.doesNotMatch(back.optionNote, /trained model|lower-triangular/);
+    const rows = await neuron();
+    rows.forEach(([score, scaled, weight], j) => {
+      near(score, free.scores.data[4 * 7 + j], `vectors q·k 4→${j}`);
+      near(weight, free.weights.data[4 * 7 + j], `vectors weight 4→${j}`);
+    });
+    assert.equal(await page.isDisabled('#x-mode'), false);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a 40-token text is cut to the model\'s 32 tokens with a note; unknown and stemmed words say how they were read', async () => {
+  const { page, problems } = await openModel();
+  try {
+    const words = 'the trains stopped at two stations while a zorblaxian engineer repaired the bridge'.split(' ');
+    const text = Array.from({ length: 40 }, (_, i) => words[i % words.length]).join(' ');
+    await page.fill('#sentence', text);
+    await settled(page, null);
+    const state = await figureState(page, null);
+    assertShowsModel(state, text, lm);
+    assert.match(state.message, /That is 40 tokens; the trained model reads at most 32, so the figure shows the first 32\./);
+    assert.equal(state.map.T, 32);
+    const notes = await page.$$eval('#notes li', (lis) => lis.map((li) => li.textContent));
+    assert.ok(notes.includes('‘stations’ is not in the model’s vocabulary: it reads ‘station’.'), notes.join(' | '));
+    assert.ok(notes.some((n) => /^‘zorblaxian’ is not in the model’s vocabulary: it reads the unknown-word token <unk>/.test(n)), notes.join(' | '));
+    const unknown = lm.shown(text).run.tokens.filter((t) => t.lookup === 'unknown').length;
+    assert.ok(unknown >= 2);
+    assert.equal(state.map.rowLabels.filter((l) => /\bunknown\b/.test(l.cls)).length, unknown, 'each zorblaxian marked unknown');
+    assert.match(await page.textContent('#predictions'), /the last of the 32 tokens it read/);
+    // The word vectors still draw the whole text.
+    await page.selectOption('#source', 'vectors');
+    await settled(page, null);
+    assert.equal((await figureState(page, null)).map.T, 40);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('URL state: source=model, layer (or rollout) and head round-trip through share links', async () => {
+  const state = { ...DEFAULTS, source: 'model', layer: 'rollout', head: 2, view: 'lines', word: 3 };
+  assert.deepEqual(fromParams(new URLSearchParams(toParams(state).toString())), state);
+  assert.equal(toParams({ ...DEFAULTS }).has('source'), false, 'the word vectors are the default: old links stay as they were');
+  assert.equal(fromParams(new URLSearchParams('source=gpt&layer=top')).source, 'vectors');
+  assert.equal(fromParams(new URLSearchParams('source=gpt&layer=top')).layer, 0);
+
+  const { page, problems } = await openModel('?source=model&layer=1&head=3&view=heatmap&word=2');
+  let again;
+  try {
+    const { run } = lm.shown(SENTENCE);
+    assertMap((await figureState(page, null)).map, run.layers[1].heads[3].weights, run.tokens, 'from the URL');
+    await page.selectOption('#layer', { value: 'rollout' });
+    assert.equal(new URL(page.url()).searchParams.get('layer'), 'rollout');
+    await page.click('.shareButton');
+    const link = new URL(await page.inputValue('.share-url'));
+    assert.deepEqual(Object.fromEntries(link.searchParams), { sentence: SENTENCE, source: 'model', view: 'heatmap', heads: '4', temperature: '1', mask: 'none', word: '2', layer: 'rollout', head: '3' });
+    again = await openModel(link.search);
+    assertMap((await figureState(again.page, null)).map, run.rollout, run.tokens, 'share link');
+    assert.equal(await again.page.inputValue('#layer'), 'rollout');
+    assert.equal(await again.page.inputValue('#source'), 'model');
+    assert.deepEqual(again.problems, []);
+    assert.deepEqual(problems, []);
+  } finally {
+    await again?.page.close();
+    await page.close();
+  }
+});
+
+test('<attention-figure source="model"> draws the model; widgets share one model; the attribute switches back', async () => {
+  const { page, problems } = await openWatched(browser, `${url}examples/index.html`);
+  const requests = [];
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  try {
+    await page.evaluate(() => {
+      for (const [id, view] of [['fig-model', 'heads'], ['fig-model-2', 'heatmap']]) {
+        const el = document.createElement('attention-figure');
+        el.id = id;
+        el.setAttribute('source', 'model');
+        el.setAttribute('view', view);
+        el.setAttribute('layer', '1');
+        el.setAttribute('controls', 'all');
+        el.setAttribute('sentence', 'he cashed a check at the bank');
+        document.querySelector('article').append(el);
+      }
+    });
+    await modelDrawn(page, '#fig-model');
+    await modelDrawn(page, '#fig-model-2');
+    const { run } = lm.shown('he cashed a check at the bank');
+    const maps = await headMaps(page, '#fig-model');
+    assert.equal(maps.length, 4);
+    maps.forEach((m, k) => {
+      assertWeights(m, run.layers[1].heads[k].weights, `widget head ${k + 1}`);
+      assertColours(m, `widget head ${k + 1}`);
+      assert.equal(m.caption, run.captions[1][k]);
+    });
+    assertMap((await figureState(page, '#fig-model-2')).map, run.layers[1].heads[0].weights, run.tokens, 'second widget');
+    assert.equal(run.tokens[1].lookup, 'stemmed');
+    const widgetModelFiles = requests.filter((p) => /model/.test(p)).sort();
+    assert.deepEqual(widgetModelFiles, ['/widget/attention_model_wasm.js', '/widget/attention_model_wasm.wasm', '/widget/model.bin'], 'one model for both widgets');
+    // Attributes drive it: the rollout, then back to the word vectors.
+    await page.evaluate(() => document.getElementById('fig-model-2').setAttribute('layer', 'rollout'));
+    assertMap((await figureState(page, '#fig-model-2')).map, run.rollout, run.tokens, 'widget rollout');
+    assert.match((await aside(page, '#fig-model-2')).caption, /^Attention rollout/);
+    await page.evaluate(() => document.getElementById('fig-model-2').setAttribute('source', 'vectors'));
+    await settled(page, '#fig-model-2');
+    const { tokens, X } = vectors.embed('he cashed a check at the bank', 64);
+    assertMap((await figureState(page, '#fig-model-2')).map, core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 }).weights, tokens, 'widget back to vectors');
+    assert.equal((await aside(page, '#fig-model-2')).predictionsShown, false);
+    assert.equal(await page.evaluate(() => document.getElementById('fig-model').state.source), 'model');
+    // The export holds every layer's heads (Hugging Face's shape), the rollout and the guesses.
+    const json = await page.evaluate(() => document.getElementById('fig-model').exportJSON());
+    assert.equal(json.attentions.length, 2);
+    json.attentions[1][2].forEach((row, i) => row.forEach((v, j) => near(v, run.layers[1].heads[2].weights.data[i * run.tokens.length + j], `json (${i}, ${j})`)));
+    assert.deepEqual(json.predictions.map((p) => p.word), run.predictions.map((p) => p.word));
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a model file that fails to load gives a readable message; the word vectors still work', async () => {
+  const page = await browser.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  try {
+    await page.route('**/model.bin', (route) => route.fulfill({ status: 404, body: 'Not found' }));
+    await page.goto(`${url}?source=model`);
+    await page.waitForFunction(() => /Could not load/.test(document.getElementById('message').textContent), null, { timeout: 20_000 });
+    const a = await aside(page);
+    assert.match(a.message, /^Could not load the trained model \(.*model\.bin: HTTP 404.*\)\. Choose “word vectors”, or choose “trained model” again to retry\.$/);
+    assert.match(a.status, /Trained model not loaded/);
+    assert.equal(await page.locator('#heatmap canvas').count(), 0);
+    await page.selectOption('#source', 'vectors');
+    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+    assert.equal((await aside(page)).message, '');
+    // Choosing the model again tries again (and here fails again, with the same message).
+    await page.selectOption('#source', 'model');
+    await page.waitForFunction(() => /Could not load the trained model/.test(document.getElementById('message').textContent), null, { timeout: 20_000 });
+    assert.deepEqual(pageErrors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('hostile text with the trained model: a message or the right heatmap, only ever as text', async () => {
+  const { page, problems } = await openModel();
+  try {
+    const box = page.locator('#sentence');
+    const baseline = await elementCensus(page);
+    for (const { name, text, expect } of HOSTILE) {
+      if (text.length <= 80) {
+        await box.fill('');
+        await box.pressSequentially(text);
+      } else {
+        await box.fill(text);
+      }
+      await settled(page, null);
+      try {
+        assertShowsModel(await figureState(page, null), await box.inputValue(), lm, { expect });
+      } catch (e) {
+        e.message = `model, input "${name}": ${e.message}`;
+        throw e;
+      }
+      const census = await elementCensus(page);
+      assert.deepEqual(census.counts, baseline.counts, `${name}: no element injected`);
+      assert.equal(census.pwned, null, `${name}: no payload ran`);
+      assert.deepEqual(problems, [], `${name}: no console error, page error or dialog`);
+    }
+    // The guesses and notes carry the typed words as text only.
+    await box.fill('<b>bold</b> "><img src=x onerror="window.__pwned=1">');
+    await settled(page, null);
+    assert.equal(await page.locator('#predictions b, #notes b, #notes img').count(), 0);
+    assert.equal((await elementCensus(page)).pwned, null);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
