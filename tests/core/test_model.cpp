@@ -322,6 +322,18 @@ TEST_CASE("model forward: causal, and the predictions are the softmax of the tie
   REQUIRE(run_model(m, "the train", 99).predictions.size() == 5);
 }
 
+TEST_CASE("model forward: next-word logits that overflow float32 are refused, not turned into NaN", "[model][errors]") {
+  // Found by tests/fuzz/fuzz_model: a finite but huge embedding row made one logit inf, and the
+  // softmax gave NaN probabilities. <unk>'s row (not in the sentence) is the huge one here.
+  ModelFile f;
+  f.scales[0] = 1e36f;  // within the parser's limit (FLT_MAX / 128)
+  for (std::uint32_t k = 0; k < f.d; ++k) f.values[k] = 64;
+  f.tensors["final_gamma"].setZero();
+  f.tensors["final_beta"].setConstant(60000.0f);  // LN_f(x) = 60000 in every dimension
+  const LanguageModel m = parse(f.bytes());
+  REQUIRE_THROWS_WITH(run_model(m, "the train"), Contains("logits overflow float32"));
+}
+
 TEST_CASE("attention rollout on a hand-checked case", "[model]") {
   // Layer 1: two heads, mean [[1, 0], [0.3, 0.7]], so Ã₁ = [[1, 0], [0.15, 0.85]].
   // Layer 2: one head [[1, 0], [1, 0]], so Ã₂ = [[1, 0], [0.5, 0.5]].
