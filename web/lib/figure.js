@@ -29,7 +29,6 @@ const ROLLOUT_TEXT = 'Attention rollout (Abnar & Zuidema 2020): how much each po
 // for the next animation frame, so fast typing or a dragged slider on a long input (a redraw of
 // tens of ms) coalesces into one redraw per frame instead of queueing up.
 const DEFER_TOKENS = 128;
-const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 
 export class Figure {
   /**
@@ -401,13 +400,14 @@ export class Figure {
     if (this.options.preloadVectors) this.#loadVectors();
   }
 
-  /** The core, then (after the first paint) the word vectors; once, whoever asks first. */
+  /** The core, then the word vectors; once, whoever asks first. */
   #loadVectors() {
     if (!this.started || this.vectorsLoading || this.loadError) return;
     this.vectorsLoading = (async () => {
       this.core = await loadCore();
       this.#writeStatus();
-      await nextPaint();
+      // No frame is given up here: the page preloads the vectors, so they have usually arrived; while
+      // they have not, the browser paints the status line between tasks anyway.
       this.vectors = await loadVectors();
     })().then(() => {
       this.vectorsLoading = null;
