@@ -1,27 +1,16 @@
 // The tiny language model: tokens, the forward pass and attention rollout (parsing is in model_file.cpp).
 #include "attention/model.hpp"
 
+#include "byte_reader.hpp"
+
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <numeric>
 
 namespace attn {
-namespace {
 
-// Throws AttentionError with a printf-formatted message, out of line (smaller wasm than string arithmetic).
-[[noreturn]] __attribute__((noinline, format(printf, 1, 2))) void fail(const char* format, ...) {
-  char message[512];
-  std::va_list args;
-  va_start(args, format);
-  std::vsnprintf(message, sizeof message, format, args);
-  va_end(args);
-  throw AttentionError(message);
-}
-using ull = unsigned long long;
-
-}  // namespace
+using detail::fail;
+using detail::ull;
 
 Index LanguageModel::find(std::string_view word) const {
   const auto it = index_.find(std::string(word));

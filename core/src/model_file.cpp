@@ -2,15 +2,20 @@
 // Built with -Os for wasm (core/CMakeLists.txt): it runs once per page, and its many bounds checks and
 // refusals are most of the model's code; the maths in model.cpp stays at -O3.
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <cstring>
 #include <limits>
 
 #include "attention/model.hpp"
+#include "byte_reader.hpp"
 
 namespace attn {
 namespace {
+
+using detail::ByteReader;
+using detail::f32_le;
+using detail::fail;
+using detail::layer_prefix;
+using detail::ull;
 
 constexpr char kMagic[6] = {'A', 'T', 'T', 'N', 'L', 'M'};
 constexpr std::uint16_t kVersion = 1;
@@ -20,66 +25,6 @@ constexpr float kLayerNormEps = 1e-5f;  // what attn::encoder_layer's LayerNorms
 // Limits that no real model of this format comes near; they keep every size computation inside 64 bits
 // and turn a corrupted header into a message instead of a huge allocation.
 constexpr std::uint32_t kMaxVocabulary = 1u << 24, kMaxWidth = 1u << 14, kMaxLayers = 256, kMaxContext = 1u << 16;
-
-// Throws AttentionError with a printf-formatted message. One out-of-line formatter: the parser has many
-// refusals, and string arithmetic inlined at each of them (with its exception clean-ups) would bloat
-// the shipped wasm several-fold.
-[[noreturn]] __attribute__((noinline, format(printf, 1, 2))) void fail(const char* format, ...) {
-  char message[640];
-  std::va_list args;
-  va_start(args, format);
-  std::vsnprintf(message, sizeof message, format, args);
-  va_end(args);
-  throw AttentionError(message);
-}
-using ull = unsigned long long;
-
-// "layer 3 " for a layer's tensors, "" for the rest of the file.
-std::string layer_prefix(std::int64_t layer) { return layer >= 0 ? "layer " + std::to_string(layer) + " " : ""; }
-
-float f32_le(const std::uint8_t* b) {
-  const std::uint32_t bits = static_cast<std::uint32_t>(b[0]) | static_cast<std::uint32_t>(b[1]) << 8 |
-                             static_cast<std::uint32_t>(b[2]) << 16 | static_cast<std::uint32_t>(b[3]) << 24;
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-// Reads a block front to back; every read is bounds-checked, so a truncated or hostile file gives an
-// error naming the field instead of reading past the end. `what` names the block in messages. Not
-// inlined: the parser reads dozens of fields, and each inlined check would carry its own error path.
-class Reader {
- public:
-  Reader(const std::uint8_t* bytes, std::size_t size, const char* what) : bytes_(bytes), size_(size), what_(what) {}
-
-  // `layer` ≥ 0 prefixes the field's name with its layer ("layer 1 W_Q").
-  __attribute__((noinline)) const std::uint8_t* take(std::uint64_t n, std::string_view field, std::int64_t layer = -1) {
-    if (n > size_ - pos_)
-      fail("%s is truncated: %s%.*s needs %llu bytes at offset %llu but only %llu remain", what_,
-           layer_prefix(layer).c_str(), static_cast<int>(field.size()), field.data(), static_cast<ull>(n),
-           static_cast<ull>(pos_), static_cast<ull>(size_ - pos_));
-    const std::uint8_t* at = bytes_ + pos_;
-    pos_ += static_cast<std::size_t>(n);
-    return at;
-  }
-  __attribute__((noinline)) std::uint16_t u16(std::string_view field) {
-    const std::uint8_t* b = take(2, field);
-    return static_cast<std::uint16_t>(b[0] | b[1] << 8);
-  }
-  __attribute__((noinline)) std::uint32_t u32(std::string_view field) {
-    const std::uint8_t* b = take(4, field);
-    return static_cast<std::uint32_t>(b[0]) | static_cast<std::uint32_t>(b[1]) << 8 |
-           static_cast<std::uint32_t>(b[2]) << 16 | static_cast<std::uint32_t>(b[3]) << 24;
-  }
-  float f32(std::string_view field) { return f32_le(take(4, field)); }
-  std::size_t remaining() const { return size_ - pos_; }
-
- private:
-  const std::uint8_t* bytes_;
-  std::size_t size_;
-  const char* what_;
-  std::size_t pos_ = 0;
-};
 
 // IEEE 754 half precision → float (exact). The caller has refused exponent 31 (Inf/NaN).
 float half_to_float(std::uint16_t h) {
@@ -91,7 +36,7 @@ float half_to_float(std::uint16_t h) {
 }
 
 // `rows × cols` float16 values, row-major, into a float32 matrix; Inf or NaN is refused by name.
-Matrix read_half(Reader& in, Index rows, Index cols, std::string_view name, std::int64_t layer) {
+Matrix read_half(ByteReader& in, Index rows, Index cols, std::string_view name, std::int64_t layer) {
   const std::uint8_t* raw = in.take(2ull * static_cast<std::uint64_t>(rows * cols), name, layer);
   Matrix m(rows, cols);
   for (Index i = 0; i < rows * cols; ++i) {
@@ -129,7 +74,7 @@ void require_shape(bool ok, const char* what, std::uint64_t value, const char* r
 
 LanguageModel LanguageModel::parse(const std::uint8_t* bytes, std::size_t size) {
   if (bytes == nullptr && size != 0) fail("model file: null data");
-  Reader in(bytes, size, "model file");
+  ByteReader in(bytes, size, "model file");
   if (size < sizeof kMagic || std::memcmp(in.take(sizeof kMagic, "magic"), kMagic, sizeof kMagic) != 0)
     fail("not a model file: it must start with \"ATTNLM\"");
   const std::uint16_t version = in.u16("version");
@@ -171,7 +116,7 @@ LanguageModel LanguageModel::parse(const std::uint8_t* bytes, std::size_t size) 
   model.embedding_scale = embedding_scale;
 
   // ---- vocabulary: V words, each a u8 length then UTF-8 bytes ----
-  Reader words(in.take(words_bytes, "words"), words_bytes, "the model file's words block");
+  ByteReader words(in.take(words_bytes, "words"), words_bytes, "the model file's words block");
   model.vocabulary.reserve(V);
   for (std::uint32_t i = 0; i < V; ++i) {
     const std::uint8_t length = *words.take(1, "a word's length");

@@ -5,49 +5,14 @@
 #include <sstream>
 
 #include "attention/text.hpp"
+#include "byte_reader.hpp"
 
 namespace attn {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'V', 'E', 'C', '1'};
 
-// Reads the file front to back; every read is bounds-checked, so a truncated or hostile file gives
-// an error naming the field instead of reading past the end.
-class Reader {
- public:
-  Reader(const std::uint8_t* bytes, std::size_t size) : bytes_(bytes), size_(size) {}
-
-  const std::uint8_t* take(std::uint64_t n, const char* field) {
-    if (n > size_ - pos_) {
-      std::ostringstream s;
-      s << "vectors file is truncated: " << field << " needs " << n << " bytes at offset " << pos_ << " but only "
-        << (size_ - pos_) << " remain";
-      throw AttentionError(s.str());
-    }
-    const std::uint8_t* at = bytes_ + pos_;
-    pos_ += static_cast<std::size_t>(n);
-    return at;
-  }
-  std::uint32_t u32(const char* field) {
-    const std::uint8_t* b = take(4, field);
-    return static_cast<std::uint32_t>(b[0]) | static_cast<std::uint32_t>(b[1]) << 8 |
-           static_cast<std::uint32_t>(b[2]) << 16 | static_cast<std::uint32_t>(b[3]) << 24;
-  }
-  std::size_t remaining() const { return size_ - pos_; }
-
- private:
-  const std::uint8_t* bytes_;
-  std::size_t size_;
-  std::size_t pos_ = 0;
-};
-
-float f32_le(const std::uint8_t* b) {
-  const std::uint32_t bits = static_cast<std::uint32_t>(b[0]) | static_cast<std::uint32_t>(b[1]) << 8 |
-                             static_cast<std::uint32_t>(b[2]) << 16 | static_cast<std::uint32_t>(b[3]) << 24;
-  float value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
+using detail::f32_le;
 
 bool ends_with(const std::string& s, const char* suffix) {
   const std::size_t n = std::strlen(suffix);
@@ -71,7 +36,7 @@ std::vector<std::string> stem_candidates(std::string_view word) {
 
 WordVectors WordVectors::parse(const std::uint8_t* bytes, std::size_t size) {
   if (bytes == nullptr && size != 0) throw AttentionError("vectors file: null data");
-  Reader in(bytes, size);
+  detail::ByteReader in(bytes, size, "vectors file");
   if (size < sizeof kMagic || std::memcmp(in.take(sizeof kMagic, "magic"), kMagic, sizeof kMagic) != 0)
     throw AttentionError("not a vectors file: it must start with \"ATTNVEC1\"");
   const std::uint32_t count = in.u32("word count");
