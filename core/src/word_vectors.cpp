@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 #include "attention/text.hpp"
 #include "byte_reader.hpp"
@@ -11,8 +12,19 @@ namespace attn {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'V', 'E', 'C', '1'};
+constexpr std::size_t kHeaderSize = sizeof kMagic + 3 * 4;  // magic, count, dim, words_bytes; then the words
 
 using detail::f32_le;
+
+// FNV-1a (32-bit) hashes the words: simple, and quick on the short words of a vocabulary. The parser
+// hashes byte by byte while it looks for each word's end, hence the separate step.
+constexpr std::uint32_t kFnvBasis = 2166136261u;
+std::uint32_t fnv1a_step(std::uint32_t hash, unsigned char byte) { return (hash ^ byte) * 16777619u; }
+std::uint32_t fnv1a(std::string_view bytes) {
+  std::uint32_t hash = kFnvBasis;
+  for (const char c : bytes) hash = fnv1a_step(hash, static_cast<unsigned char>(c));
+  return hash;
+}
 
 bool ends_with(const std::string& s, const char* suffix) {
   const std::size_t n = std::strlen(suffix);
@@ -36,8 +48,14 @@ std::vector<std::string> stem_candidates(std::string_view word) {
 
 WordVectors WordVectors::parse(const std::uint8_t* bytes, std::size_t size) {
   if (bytes == nullptr && size != 0) throw AttentionError("vectors file: null data");
-  detail::ByteReader in(bytes, size, "vectors file");
-  if (size < sizeof kMagic || std::memcmp(in.take(sizeof kMagic, "magic"), kMagic, sizeof kMagic) != 0)
+  return parse(std::vector<std::uint8_t>(bytes, bytes + size));
+}
+
+WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
+  WordVectors table;
+  table.file_ = std::move(bytes);
+  detail::ByteReader in(table.file_.data(), table.file_.size(), "vectors file");
+  if (table.file_.size() < sizeof kMagic || std::memcmp(in.take(sizeof kMagic, "magic"), kMagic, sizeof kMagic) != 0)
     throw AttentionError("not a vectors file: it must start with \"ATTNVEC1\"");
   const std::uint32_t count = in.u32("word count");
   const std::uint32_t dim = in.u32("dimension");
@@ -47,7 +65,7 @@ WordVectors WordVectors::parse(const std::uint8_t* bytes, std::size_t size) {
     s << "vectors file has " << count << " words of dimension " << dim << "; both must be at least 1";
     throw AttentionError(s.str());
   }
-  // The sizes must add up exactly, checked before anything is allocated (64-bit: no overflow).
+  // The sizes must add up exactly, checked before anything is allocated from them (64-bit: no overflow).
   const std::uint64_t expected = std::uint64_t{words_bytes} + 4ull * count + std::uint64_t{count} * dim;
   if (expected != in.remaining()) {
     std::ostringstream s;
@@ -55,55 +73,99 @@ WordVectors WordVectors::parse(const std::uint8_t* bytes, std::size_t size) {
       << words_bytes << " bytes of words need " << expected << " more bytes, the file has " << in.remaining();
     throw AttentionError(s.str());
   }
-
-  WordVectors table;
   const char* words = reinterpret_cast<const char*>(in.take(words_bytes, "words"));
-  table.words_.reserve(count);
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < words_bytes; ++i) {
-    if (words[i] != '\n') continue;
-    if (i == start) throw AttentionError("vectors file: word " + std::to_string(table.words_.size()) + " is empty");
-    table.words_.emplace_back(words + start, i - start);
-    start = i + 1;
-  }
-  if (start != words_bytes || table.words_.size() != count) {
-    std::ostringstream s;
-    s << "vectors file: the header promises " << count << " newline-terminated words, the words block holds "
-      << table.words_.size() << (start != words_bytes ? " and an unterminated tail" : "");
-    throw AttentionError(s.str());
-  }
-  for (std::size_t i = 0; i < table.words_.size(); ++i)
-    if (!table.index_.emplace(table.words_[i], static_cast<Index>(i)).second)
-      throw AttentionError("vectors file: the word \"" + table.words_[i] + "\" appears twice");
-
   const std::uint8_t* scales = in.take(4ull * count, "scales");
   const std::uint8_t* values = in.take(std::uint64_t{count} * dim, "values");
-  table.vectors_.resize(count, dim);
+  table.count_ = count;
+  table.dim_ = static_cast<Index>(dim);
+  table.scales_at_ = static_cast<std::size_t>(scales - table.file_.data());
+  table.values_at_ = static_cast<std::size_t>(values - table.file_.data());
+
+  // One pass over the words block finds where each word starts, hashes it and enters it in the table.
+  // Every newline-terminated word is counted, even past `count`, so that the mismatch message can say how
+  // many the block holds; a duplicate is only noted, as that mismatch is reported first.
+  std::size_t capacity = 2;  // load factor at most 1/2: a probe always ends at an empty slot, chains stay short
+  while (capacity < 2 * std::size_t{count}) capacity *= 2;
+  table.slots_.assign(capacity, 0);
+  table.starts_.reserve(std::size_t{count} + 1);
+  std::size_t found = 0, start = 0, duplicate = count;
+  std::uint32_t hash = kFnvBasis;
+  for (std::size_t i = 0; i < words_bytes; ++i) {
+    const unsigned char c = static_cast<unsigned char>(words[i]);
+    if (c != '\n') {
+      hash = fnv1a_step(hash, c);
+      continue;
+    }
+    if (i == start) throw AttentionError("vectors file: word " + std::to_string(found) + " is empty");
+    if (found < count) {
+      table.starts_.push_back(static_cast<std::uint32_t>(start));
+      std::uint32_t& slot = table.slots_[table.slot_of({words + start, i - start}, hash)];
+      if (slot == 0)
+        slot = static_cast<std::uint32_t>(found) + 1;
+      else if (duplicate == count)
+        duplicate = found;
+    }
+    ++found;
+    start = i + 1;
+    hash = kFnvBasis;
+  }
+  if (start != words_bytes || found != count) {
+    std::ostringstream s;
+    s << "vectors file: the header promises " << count << " newline-terminated words, the words block holds "
+      << found << (start != words_bytes ? " and an unterminated tail" : "");
+    throw AttentionError(s.str());
+  }
+  table.starts_.push_back(words_bytes);
+  if (duplicate != count)
+    throw AttentionError("vectors file: the word \"" + std::string(table.word(duplicate)) + "\" appears twice");
+
+  // Every scale is checked now, so a bad file is refused at load rather than by the first sentence that
+  // uses the word; the values need no check (any int8 times a valid scale is finite).
   for (std::uint32_t w = 0; w < count; ++w) {
     const float scale = f32_le(scales + 4ull * w);
     // scale × 127 (or × -128) must stay finite too: a scale above FLT_MAX / 128 would give Inf vectors.
     if (!std::isfinite(scale) || scale < 0 || scale > std::numeric_limits<float>::max() / 128.0f) {
       std::ostringstream s;
-      s << "vectors file: the scale of \"" << table.words_[w] << "\" is " << scale
+      s << "vectors file: the scale of \"" << table.word(w) << "\" is " << scale
         << "; it must be finite, ≥ 0 and at most " << std::numeric_limits<float>::max() / 128.0f;
       throw AttentionError(s.str());
     }
-    for (std::uint32_t k = 0; k < dim; ++k)
-      table.vectors_(w, k) = scale * static_cast<float>(static_cast<std::int8_t>(values[std::uint64_t{w} * dim + k]));
   }
   return table;
 }
 
+std::string_view WordVectors::word(std::size_t i) const {
+  const char* words = reinterpret_cast<const char*>(file_.data()) + kHeaderSize;
+  return {words + starts_[i], starts_[i + 1] - starts_[i] - 1};  // without its '\n'
+}
+
+std::size_t WordVectors::slot_of(std::string_view word, std::uint32_t hash) const {
+  const std::size_t mask = slots_.size() - 1;  // the capacity is a power of two
+  for (std::size_t s = hash & mask;; s = (s + 1) & mask)
+    if (slots_[s] == 0 || this->word(slots_[s] - 1) == word) return s;
+}
+
 Index WordVectors::find(std::string_view word) const {
-  const auto it = index_.find(std::string(word));
-  return it == index_.end() ? -1 : it->second;
+  if (slots_.empty()) return -1;  // a default-constructed table
+  const std::uint32_t row_plus_1 = slots_[slot_of(word, fnv1a(word))];
+  return row_plus_1 == 0 ? -1 : static_cast<Index>(row_plus_1 - 1);
+}
+
+// One float multiply per value (vector = scale × values, as the format defines it), so a row comes out the
+// same to the bit whichever caller asks for it.
+void WordVectors::dequantise(Index i, float* out) const {
+  const std::size_t row = static_cast<std::size_t>(i);
+  const float scale = f32_le(file_.data() + scales_at_ + 4 * row);
+  const std::uint8_t* values = file_.data() + values_at_ + row * static_cast<std::size_t>(dim_);
+  for (Index k = 0; k < dim_; ++k) out[k] = scale * static_cast<float>(static_cast<std::int8_t>(values[k]));
 }
 
 Matrix WordVectors::vector(Index i) const {
-  if (i < 0 || i >= vectors_.rows())
-    throw AttentionError("word index " + std::to_string(i) + " is outside the vocabulary of " +
-                         std::to_string(vectors_.rows()));
-  return vectors_.row(i);
+  if (i < 0 || static_cast<std::size_t>(i) >= count_)
+    throw AttentionError("word index " + std::to_string(i) + " is outside the vocabulary of " + std::to_string(count_));
+  Matrix row(1, dim_);
+  dequantise(i, row.data());
+  return row;
 }
 
 Embedding WordVectors::embed(std::string_view text, std::size_t max_tokens) const {
@@ -131,7 +193,7 @@ Embedding WordVectors::embed(std::string_view text, std::size_t max_tokens) cons
           break;
         }
     }
-    if (row >= 0) out.X.row(static_cast<Index>(t)) = vectors_.row(row);
+    if (row >= 0) dequantise(row, out.X.data() + static_cast<Index>(t) * dim());  // X is row-major
     out.tokens.push_back(std::move(token));
   }
   return out;

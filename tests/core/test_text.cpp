@@ -107,6 +107,73 @@ TEST_CASE("a vectors file parses into words and de-quantised vectors", "[text][v
   REQUIRE_THROWS_WITH(table.vector(4), Contains("outside the vocabulary"));
 }
 
+// Bit-for-bit equality (0.0f == -0.0f would pass ==, and the table must give back exactly scale × value).
+bool same_bits(const Matrix& a, const Matrix& b) {
+  return a.rows() == b.rows() && a.cols() == b.cols() &&
+         std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<std::size_t>(a.size())) == 0;
+}
+
+TEST_CASE("every row is de-quantised exactly, by vector() and by embed()", "[text][vectors]") {
+  // 300 words, enough for hash collisions: int8 extremes (-128, 127), zero, and scales that are 0,
+  // tiny, non-dyadic (1/3) and large, all distinct per row so a wrong row or scale shows.
+  Strings words;
+  std::vector<std::vector<std::int8_t>> values;
+  std::vector<float> scales;
+  for (int i = 0; i < 300; ++i) {
+    words.push_back("w" + std::to_string(i));
+    values.push_back({-128, 127, static_cast<std::int8_t>(i % 256 - 128), 0, static_cast<std::int8_t>(-i % 128)});
+    scales.push_back(i % 7 == 0 ? 0.0f : static_cast<float>(i) / 3.0f * (i % 2 ? 1e-30f : 1e30f));
+  }
+  std::vector<std::uint8_t> bytes = vectors_file(words, values, scales);
+  std::vector<WordVectors> tables;
+  tables.push_back(WordVectors::parse(bytes.data(), bytes.size()));
+  {
+    const WordVectors original = WordVectors::parse(bytes.data(), bytes.size());
+    tables.push_back(original);  // a copy that outlives its original
+  }
+  tables.push_back(WordVectors::parse(std::move(bytes)));  // the form that keeps the caller's buffer
+  for (const WordVectors& table : tables) {
+    REQUIRE(table.size() == 300);
+    REQUIRE(table.dim() == 5);
+    for (int i = 0; i < 300; ++i) {
+      INFO("word " << i);
+      REQUIRE(table.word(static_cast<std::size_t>(i)) == words[static_cast<std::size_t>(i)]);
+      REQUIRE(table.find(words[static_cast<std::size_t>(i)]) == i);
+      Matrix expected(1, 5);
+      for (Index k = 0; k < 5; ++k)
+        expected(0, k) = scales[static_cast<std::size_t>(i)] * static_cast<float>(values[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)]);
+      REQUIRE(same_bits(table.vector(i), expected));
+    }
+    for (const char* absent : {"w300", "w", "w01", "w1 ", "", "W1"}) REQUIRE(table.find(absent) == -1);
+    const Embedding e = table.embed("w299 w0 nothing w150s w7", 10);
+    REQUIRE(e.tokens[2].lookup == Lookup::Unknown);
+    REQUIRE(e.tokens[3].lookup == Lookup::Stemmed);
+    for (const auto& [t, row] : {std::pair{0, 299}, {1, 0}, {3, 150}, {4, 7}}) {
+      INFO("token " << t);
+      REQUIRE(same_bits(e.X.row(t), table.vector(row)));
+    }
+    REQUIRE(same_bits(e.X.row(2), Matrix::Zero(1, 5)));
+  }
+  // Spelled out for one row: 0.5 × (-128, 127, 0) and a zero scale giving -0 for -128.
+  const auto small = vectors_file({"a", "b"}, {{-128, 127, 0}, {-128, 127, 1}}, {0.5f, 0.0f});
+  const WordVectors two = WordVectors::parse(small.data(), small.size());
+  REQUIRE(same_bits(two.vector(0), rows({{-64.0f, 63.5f, 0.0f}})));
+  REQUIRE(same_bits(two.vector(1), rows({{-0.0f, 0.0f, 0.0f}})));
+  REQUIRE_THROWS_WITH(two.vector(2), "word index 2 is outside the vocabulary of 2");
+  REQUIRE_THROWS_WITH(two.vector(-1), "word index -1 is outside the vocabulary of 2");
+  // A default-constructed table (the wasm binding holds one before its first load) finds nothing.
+  REQUIRE(WordVectors().find("a") == -1);
+  REQUIRE(WordVectors().size() == 0);
+}
+
+TEST_CASE("a duplicate anywhere in a large vocabulary is refused by name", "[text][vectors][errors]") {
+  Strings words;
+  for (int i = 0; i < 300; ++i) words.push_back("w" + std::to_string(i));
+  words[250] = "w17";
+  const auto bytes = vectors_file(words, std::vector<std::vector<std::int8_t>>(300, {1}), std::vector<float>(300, 1.0f));
+  REQUIRE_THROWS_WITH(WordVectors::parse(bytes.data(), bytes.size()), "vectors file: the word \"w17\" appears twice");
+}
+
 TEST_CASE("embed marks unknown words with a zero vector and stems inflections", "[text][vectors]") {
   const WordVectors table = small_table();
   const Embedding e = table.embed("The trains left the STATION", 10);

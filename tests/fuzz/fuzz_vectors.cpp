@@ -18,13 +18,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t n = table.size();
   std::string sentence;
   for (std::size_t i = 0; i < n && i < 32; ++i) {
-    const std::string& w = table.words()[i];
+    const std::string_view w = table.word(i);
     FUZZ_CHECK(!w.empty(), "empty word accepted");
     FUZZ_CHECK(table.find(w) == static_cast<Index>(i), "find() does not return the word's row");
     const Matrix v = table.vector(static_cast<Index>(i));
     FUZZ_CHECK(v.rows() == 1 && v.cols() == table.dim(), "vector shape");
     fuzz::check_finite(v, "vector");
-    sentence += w + " ";
+    sentence.append(w).append(" ");
   }
   try {
     (void)table.vector(static_cast<Index>(n));

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "attention/attention.hpp"
@@ -45,14 +44,19 @@ struct Embedding {
 // A vocabulary of word vectors, parsed from the project's vectors file (format in data/README.md):
 //   "ATTNVEC1" | u32 count | u32 dim | u32 words_bytes | words ('\n'-terminated, UTF-8)
 //   | f32 scale[count] | i8 values[count × dim]          (all little-endian; vector = scale × values)
+// The table keeps the file's bytes and de-quantises only the rows asked for: parsing runs while the page
+// waits for its first heatmap, and a sentence needs a few dozen of the ~20,000 rows.
 class WordVectors {
  public:
   // Throws AttentionError naming the problem when the bytes are not a well-formed vectors file.
+  // The first form copies the bytes; the second keeps the caller's buffer (no copy of the ~1 MB file).
   static WordVectors parse(const std::uint8_t* bytes, std::size_t size);
+  static WordVectors parse(std::vector<std::uint8_t>&& bytes);
 
-  std::size_t size() const { return words_.size(); }
-  Index dim() const { return static_cast<Index>(vectors_.cols()); }
-  const std::vector<std::string>& words() const { return words_; }
+  std::size_t size() const { return count_; }
+  Index dim() const { return dim_; }
+  // Vocabulary entry i, for i < size(); the view lives as long as the table.
+  std::string_view word(std::size_t i) const;
 
   // Row index of a word, or -1.
   Index find(std::string_view word) const;
@@ -64,9 +68,18 @@ class WordVectors {
   Embedding embed(std::string_view text, std::size_t max_tokens) const;
 
  private:
-  std::vector<std::string> words_;
-  std::unordered_map<std::string, Index> index_;
-  Matrix vectors_;  // count × dim, already de-quantised
+  // The slot of slots_ holding `word` (whose hash is given), or the empty slot where it would go.
+  std::size_t slot_of(std::string_view word, std::uint32_t hash) const;
+  void dequantise(Index i, float* out) const;  // writes row i's dim() floats
+
+  // The whole file as read. Everything below holds offsets into it, not pointers, so that a copied
+  // table does not point into its original.
+  std::vector<std::uint8_t> file_;
+  std::size_t count_ = 0;
+  Index dim_ = 0;
+  std::size_t scales_at_ = 0, values_at_ = 0;  // where those blocks start in file_
+  std::vector<std::uint32_t> starts_;  // count_ + 1 offsets in the words block; word i ends at starts_[i + 1] - 1
+  std::vector<std::uint32_t> slots_;   // open-addressing hash table of the words: 0 = empty, else row + 1
 };
 
 }  // namespace attn
