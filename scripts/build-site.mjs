@@ -8,6 +8,7 @@
 //                          minified); fetched only when the reader first picks "trained model"
 //   model.bin              data/model.bin, the trained model, fetched at the same moment
 //   index.html, style.css  from web/
+//   load-early.js          from web/: starts compiling the core and reading the vectors before app.js runs
 // and the embeddable widget into build/site/widget/ (a folder that is also an npm package):
 //   attention-widget.js    web/widget/attention-widget.js (+ a shared chunk) — <attention-figure>
 //   attention.js           the compute module alone (build/wasm/attention.js + glue), same shared chunk
@@ -33,6 +34,7 @@ const inputs = {
 const copies = [
   [join(root, 'web', 'index.html'), 'index.html'],
   [join(root, 'web', 'style.css'), 'style.css'],
+  [join(root, 'web', 'load-early.js'), 'load-early.js'],
   [join(root, 'build', 'wasm', 'attention_wasm.wasm'), 'attention_wasm.wasm'],
   [join(root, 'data', 'vectors.bin'), 'vectors.bin'],
   [join(root, 'build', 'wasm', 'attention_wasm.wasm'), 'widget/attention_wasm.wasm'],

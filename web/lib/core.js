@@ -23,11 +23,37 @@ export const assetURL = (name) => new URL(name, base).href;
 
 /** The shared wasm core (instantiated on first call). A failed load is retried on the next call. */
 export function loadCore() {
-  corePromise ??= loadAttention({ locateFile: (path) => assetURL(path) }).catch((err) => {
+  corePromise ??= instantiateCore().catch((err) => {
     corePromise = null;
     throw err;
   });
   return corePromise;
+}
+
+// The page starts compiling attention_wasm.wasm and reading vectors.bin before this bundle has even
+// arrived (web/load-early.js leaves { wasm, vectors }: { url, result: Promise } in window.attentionEarly).
+// Take a result over (once: a retry loads afresh, and the page does not keep a second copy of the
+// vectors) when it is the same file and it loaded; otherwise (the widget in an article, or an early
+// load failed) load the file here.
+function early(name, file) {
+  const started = globalThis.attentionEarly?.[name];
+  if (started?.url !== assetURL(file)) return Promise.resolve(null);
+  delete globalThis.attentionEarly[name];
+  return started.result.catch(() => null);
+}
+
+async function instantiateCore() {
+  const locateFile = (path) => assetURL(path);
+  const module = await early('wasm', 'attention_wasm.wasm');
+  // Without a compiled module Emscripten's glue fetches and compiles the core itself.
+  if (!(module instanceof WebAssembly.Module)) return loadAttention({ locateFile });
+  return new Promise((resolve, reject) => {
+    const instantiateWasm = (imports, receive) => {
+      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), reject);
+      return {}; // asynchronous: the glue waits for receive()
+    };
+    loadAttention({ locateFile, instantiateWasm }).then(resolve, reject);
+  });
 }
 
 async function fetchBytes(url) {
@@ -36,9 +62,14 @@ async function fetchBytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
+async function vectorBytes() {
+  const buffer = await early('vectors', 'vectors.bin');
+  return buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : fetchBytes(assetURL('vectors.bin'));
+}
+
 /** The shared word-vector table (fetched on first call). */
 export function loadVectors() {
-  vectorsPromise ??= Promise.all([loadCore(), fetchBytes(assetURL('vectors.bin'))])
+  vectorsPromise ??= Promise.all([loadCore(), vectorBytes()])
     .then(([core, bytes]) => core.loadVectors(bytes))
     .catch((err) => {
       vectorsPromise = null;
