@@ -1,5 +1,5 @@
 // The page in headless Debian chromium (flags as tests/web/page.test.mjs): time from navigation to the
-// first drawn heatmap cell, and the recompute + redraw time per keystroke for sentences of T = 16, 64,
+// first drawn heatmap (in a fresh browser context, and in a tab already open with the HTTP cache off), and the recompute + redraw time per keystroke for sentences of T = 16, 64,
 // 128 tokens. Needs build/site (bash scripts/build.sh). Usage: node bench/browser.mjs [--smoke]
 import { access } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -28,45 +28,74 @@ const browser = await chromium.launch({
     '--disable-component-update', '--no-first-run', '--disable-sync'],
 });
 const out = { label: 'chromium', version: browser.version(), navigations: [], keystrokes: [] };
-try {
-  // Navigation → the page's first figure drawn (its User Timing mark), then the frame that shows it. A fresh context each
-  // time (cold HTTP cache, cold wasm compile) against the localhost server.
-  for (let i = 0; i < NAVIGATIONS; i++) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await page.addInitScript(() => {
-      // The page marks the end of its first figure draw (web/lib/figure.js); then wait for the frame.
-      new PerformanceObserver((list, observer) => {
-        const mark = list.getEntries().find((e) => e.name === 'attention-figure:first-draw');
-        if (!mark) return;
-        window.__cellAt = mark.startTime;
-        requestAnimationFrame(() => setTimeout(() => (window.__paintedAt = performance.now()), 0));
-        observer.disconnect();
-      }).observe({ type: 'mark', buffered: true });
-    });
-    await page.goto(url);
-    try {
-      await page.waitForFunction(() => window.__paintedAt !== undefined, null, { timeout: 30_000 });
-    } catch (err) {
-      // Record the failure (and what the page shows) rather than lose the whole run.
-      const shown = await page.evaluate(() => ({ drawn: performance.getEntriesByName('attention-figure:first-draw').length,
-        text: document.body.innerText.slice(0, 200) })).catch(() => ({}));
-      out.navigations.push({ error: err.message.split('\n')[0], ...shown });
-      process.stderr.write(`  chromium   navigation ${i}: no heatmap painted (${err.message.split('\n')[0]}); page shows ${JSON.stringify(shown)}\n`);
-      await context.close();
-      continue;
-    }
+
+/**
+ * Loads url in page and returns when the first figure was drawn (ms since navigation): cell_ms, its
+ * User Timing mark; frame_ms, when the next frame (the one that paints it) begins; plus each
+ * resource's fetch. The harness stays
+ * out of the way while the page loads: an init script records the mark, and node only asks for the
+ * result after 0.5 s and then every 0.25 s (an early page.evaluate would run Playwright's injected
+ * script on the page's main thread, in the middle of the load it measures).
+ */
+async function firstHeatmap(page, target) {
+  await page.addInitScript(() => {
+    new PerformanceObserver((list, observer) => {
+      const mark = list.getEntries().find((e) => e.name === 'attention-figure:first-draw');
+      if (!mark) return;
+      window.__cellAt = mark.startTime;
+      // The frame that paints it begins (the page builds its explainer right after that frame, so a
+      // later timer would time the explainer too).
+      requestAnimationFrame(() => (window.__frameAt = performance.now()));
+      observer.disconnect();
+    }).observe({ type: 'mark', buffered: true });
+  });
+  await page.goto(target, { waitUntil: 'commit' });
+  const deadline = Date.now() + 30_000;
+  await new Promise((done) => setTimeout(done, 500));
+  for (;;) {
     const t = await page.evaluate(() => {
+      if (window.__frameAt === undefined) return null;
       const nav = performance.getEntriesByType('navigation')[0];
       // Where the time went: each resource's fetch (start → end of response), relative to navigation.
       const resources = performance.getEntriesByType('resource').map((r) => ({
         name: r.name.split('/').pop(), start_ms: r.startTime, end_ms: r.responseEnd, bytes: r.encodedBodySize }));
-      return { cell_ms: window.__cellAt, painted_ms: window.__paintedAt, dom_content_loaded_ms: nav.domContentLoadedEventEnd,
+      return { cell_ms: window.__cellAt, frame_ms: window.__frameAt, dom_content_loaded_ms: nav.domContentLoadedEventEnd,
         response_end_ms: nav.responseEnd, resources };
     });
-    out.navigations.push(t);
-    await context.close();
+    if (t) return t;
+    if (Date.now() > deadline) {
+      const shown = await page.evaluate(() => document.body.innerText.slice(0, 200)).catch(() => '');
+      return { error: 'timed out after 30 s', text: shown };
+    }
+    await new Promise((done) => setTimeout(done, 250));
   }
+}
+try {
+  // Navigation → the page's first figure drawn (its User Timing mark), then the frame that shows it.
+  // Cold: a fresh context each time (new renderer process, empty HTTP cache, nothing compiled).
+  // Warm browser: one tab navigated again and again with the HTTP cache switched off (so every file is
+  // fetched and the core compiled again), as a reader whose browser is already running would see it.
+  const cold = async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    return { context, page: await context.newPage() };
+  };
+  const warmContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const warmPage = await warmContext.newPage();
+  const cdp = await warmContext.newCDPSession(warmPage);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  for (const kind of ['cold', 'warm']) {
+    for (let i = 0; i < NAVIGATIONS + (kind === 'warm' ? 1 : 0); i++) {
+      const { context, page } = kind === 'cold' ? await cold() : { context: null, page: warmPage };
+      const t = await firstHeatmap(page, `${url}?load=${i}`);
+      // The warm tab's first load is a cold one; keep only the later ones.
+      if (kind === 'warm' && i === 0) continue;
+      if (t.error) process.stderr.write(`  chromium   ${kind} navigation ${i}: no heatmap painted (${t.error}); page shows ${JSON.stringify(t.text)}\n`);
+      out.navigations.push({ kind, ...t });
+      await context?.close();
+    }
+  }
+  await warmContext.close();
   // Keystrokes: the sentence holds T tokens; each "keystroke" appends a letter to the last word (the
   // token count stays T) and fires the input event the page listens to. The page recomputes and redraws
   // synchronously in that handler; `sync_ms` ends after a forced style + layout, `frame_ms` after the next
@@ -110,11 +139,14 @@ try {
     process.stderr.write(`  chromium   keystroke T=${T}: ${median(r.sync).toFixed(2)} ms sync, ${median(r.frame).toFixed(2)} ms to next frame, ${r.cells} cells in the window${r.message ? ` (page says: ${r.message})` : ''}\n`);
   }
   await context.close();
-  const ok = out.navigations.filter((n) => !n.error);
-  const cell = median(ok.map((n) => n.cell_ms)), painted = median(ok.map((n) => n.painted_ms));
-  out.first_heatmap_ms = cell;
-  out.first_heatmap_painted_ms = painted;
-  process.stderr.write(`  chromium   navigation → first heatmap cell ${cell.toFixed(1)} ms, painted ${painted.toFixed(1)} ms (median of ${ok.length} of ${NAVIGATIONS})\n`);
+  for (const kind of ['cold', 'warm']) {
+    const ok = out.navigations.filter((n) => n.kind === kind && !n.error);
+    const cell = ok.length ? median(ok.map((n) => n.cell_ms)) : NaN, frame = ok.length ? median(ok.map((n) => n.frame_ms)) : NaN;
+    const key = kind === 'cold' ? 'first_heatmap' : 'first_heatmap_warm';
+    out[`${key}_ms`] = cell;
+    out[`${key}_frame_ms`] = frame;
+    process.stderr.write(`  chromium   ${kind} navigation → first heatmap drawn ${cell.toFixed(1)} ms, its frame at ${frame.toFixed(1)} ms (median of ${ok.length} of ${NAVIGATIONS})\n`);
+  }
 } finally {
   await browser.close();
   await new Promise((done) => server.close(done));

@@ -155,7 +155,10 @@ if (shipped.results) {
 }
 const b = runs.browser;
 if (b) {
-  lines.push(`Headless chromium ${b.version}: navigation → first heatmap cell in the DOM ${b.first_heatmap_ms.toFixed(0)} ms, painted ${b.first_heatmap_painted_ms.toFixed(0)} ms (median of ${b.navigations.filter((n) => !n.error).length} cold loads${b.navigations.some((n) => n.error) ? `; ${b.navigations.filter((n) => n.error).length} timed out` : ''}).`, '');
+  const loads = (kind) => b.navigations.filter((n) => (n.kind ?? 'cold') === kind);
+  const count = (kind) => `median of ${loads(kind).filter((n) => !n.error).length} loads${loads(kind).some((n) => n.error) ? `; ${loads(kind).filter((n) => n.error).length} timed out` : ''}`;
+  lines.push(`Headless chromium ${b.version}: navigation → first heatmap drawn ${b.first_heatmap_ms.toFixed(0)} ms (its frame begins at ${b.first_heatmap_frame_ms.toFixed(0)} ms) in a fresh browser context (${count('cold')})` +
+    (b.first_heatmap_warm_ms != null ? `; ${b.first_heatmap_warm_ms.toFixed(0)} ms (frame ${b.first_heatmap_warm_frame_ms.toFixed(0)} ms) in a tab already open, HTTP cache off (${count('warm')}).` : '.'), '');
   table(['keystroke at T', 'recompute + redraw (sync, to layout)', 'to next frame', 'cells drawn', 'page says'],
     b.keystrokes.map((k) => [k.T, `${k.sync_ms.toFixed(1)} ms`, `${k.frame_ms.toFixed(1)} ms`, k.cells, k.message || '']));
 }
