@@ -7,6 +7,7 @@
 
 #include "attention/text.hpp"
 #include "helpers.hpp"
+#include "../support/vectors_file.hpp"
 
 using namespace attn;
 using Catch::Contains;
@@ -15,27 +16,12 @@ namespace {
 
 using Strings = std::vector<std::string>;
 
-// Writes a vectors file in the project's format (see data/README.md).
+// A vectors file (tests/support/vectors_file.hpp) from one row of int8 values per word.
 std::vector<std::uint8_t> vectors_file(const Strings& words, const std::vector<std::vector<std::int8_t>>& values,
                                        const std::vector<float>& scales) {
-  std::vector<std::uint8_t> out = {'A', 'T', 'T', 'N', 'V', 'E', 'C', '1'};
-  auto u32 = [&](std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-  };
-  std::string blob;
-  for (const auto& w : words) blob += w + "\n";
-  u32(static_cast<std::uint32_t>(words.size()));
-  u32(static_cast<std::uint32_t>(values.empty() ? 0 : values[0].size()));
-  u32(static_cast<std::uint32_t>(blob.size()));
-  out.insert(out.end(), blob.begin(), blob.end());
-  for (float s : scales) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &s, 4);
-    u32(bits);
-  }
-  for (const auto& row : values)
-    for (std::int8_t v : row) out.push_back(static_cast<std::uint8_t>(v));
-  return out;
+  std::vector<std::int8_t> flat;
+  for (const auto& row : values) flat.insert(flat.end(), row.begin(), row.end());
+  return attn_test::vectors_file(words, static_cast<std::uint32_t>(values.empty() ? 0 : values[0].size()), scales, flat);
 }
 
 WordVectors small_table() {

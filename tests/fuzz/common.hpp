@@ -1,4 +1,4 @@
-// Shared helpers of the libFuzzer targets: a tiny vectors-file writer and invariant checks that abort
+// Shared helpers of the libFuzzer targets: the tests' vectors-file writer and invariant checks that abort
 // (so libFuzzer records a crash) when the core returns something its contract rules out.
 #pragma once
 
@@ -12,6 +12,7 @@
 
 #include "attention/attention.hpp"
 #include "attention/text.hpp"
+#include "../support/vectors_file.hpp"
 
 namespace fuzz {
 
@@ -25,26 +26,7 @@ namespace fuzz {
     if (!(cond)) ::fuzz::fail(std::string(what) + " [" #cond "]"); \
   } while (0)
 
-inline std::vector<std::uint8_t> vectors_file(const std::vector<std::string>& words, std::uint32_t dim,
-                                              const std::vector<float>& scales, const std::vector<std::int8_t>& values) {
-  std::vector<std::uint8_t> out = {'A', 'T', 'T', 'N', 'V', 'E', 'C', '1'};
-  auto u32 = [&](std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-  };
-  std::string blob;
-  for (const auto& w : words) blob += w + "\n";
-  u32(static_cast<std::uint32_t>(words.size()));
-  u32(dim);
-  u32(static_cast<std::uint32_t>(blob.size()));
-  out.insert(out.end(), blob.begin(), blob.end());
-  for (float s : scales) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &s, 4);
-    u32(bits);
-  }
-  for (std::int8_t v : values) out.push_back(static_cast<std::uint8_t>(v));
-  return out;
-}
+using attn_test::vectors_file;
 
 // Softmax weights: finite, in [0, 1], and each row (or column) sums to 1, or is all zero when every
 // entry of it was masked (-inf in `scaled`).
