@@ -78,9 +78,18 @@ export interface ModelToken {
 }
 
 export interface ModelLayer {
+  /**
+   * What the heads read: LN1(x), the LayerNorm (norm1's gamma and beta) of the residual stream entering
+   * the layer, T × d_model. Each head's Q = attentionInput · Wq + bq (likewise K, V; see attentionWeights).
+   */
+  attentionInput: Matrix;
   /** Each head's steps on LN1(x) (pre-norm), causal: weights are T×T with zeros above the diagonal. */
   heads: AttentionSteps[];
-  /** x + MHA(LN1(x)), T × d_model. */
+  /** The heads' outputs side by side, T × heads·d_v. */
+  concat: Matrix;
+  /** concat · Wo + bo (attentionWeights' Wo, bo), T × d_model: what the attention adds to the stream. */
+  multiHeadOutput: Matrix;
+  /** x + MHA(LN1(x)) = x + multiHeadOutput, T × d_model. */
   afterAttention: Matrix;
   /** The layer's output, x + FFN(LN2(x)), T × d_model. */
   output: Matrix;
@@ -101,6 +110,23 @@ export interface ModelRun {
   captions: string[][];
 }
 
+/** One head's learnt projections: Q = LN1(x)·Wq + bq, K = LN1(x)·Wk + bk, V = LN1(x)·Wv + bv. */
+export interface ModelHeadWeights {
+  /** d_model × d_k each. */
+  Wq: Matrix; Wk: Matrix; Wv: Matrix;
+  /** d_k entries each. */
+  bq: Float32Array; bk: Float32Array; bv: Float32Array;
+}
+
+/** One layer's learnt attention weights: MultiHead = concat(head₁ … head_h)·Wo + bo. */
+export interface ModelAttentionWeights {
+  heads: ModelHeadWeights[];
+  /** heads·d_k × d_model (64 × 64 for the committed model). */
+  Wo: Matrix;
+  /** d_model entries. */
+  bo: Float32Array;
+}
+
 /** The tiny WordNet language model (data/model.bin), on the wasm heap. */
 export interface LanguageModel {
   readonly vocabularySize: number;
@@ -113,7 +139,12 @@ export interface LanguageModel {
   readonly captions: string[][];
   /** Tokenise, run every layer, roll out the attention, predict the `top` (default 5) next words. */
   run(sentence: string, options?: { top?: number }): ModelRun;
-  /** Frees the wasm-side model. Calling run afterwards throws. */
+  /**
+   * Layer `layer`'s (0 … layers − 1) learnt attention weights, copied out (JS-owned). A layer that is not
+   * a whole number in range throws an AttentionError naming the valid range.
+   */
+  attentionWeights(layer: number): ModelAttentionWeights;
+  /** Frees the wasm-side model. Calling run or attentionWeights afterwards throws. */
   delete(): void;
 }
 
@@ -131,14 +162,14 @@ export interface AttentionCore {
   attentionByColumns(X: MatrixInput, weights: HeadWeights, options?: AttentionOptions): AttentionSteps;
   multiHead(X: MatrixInput, weights: { heads: HeadWeights[]; Wo: MatrixInput; bo?: ArrayLike<number> },
             options?: AttentionOptions): MultiHeadResult;
+  /** The terms behind query i's row: products row j = q_i∘k_j (sums to the dot score), weighted row j = α(i,j)·v_j (rows sum to output i). */
+  queryTerms(steps: Pick<AttentionSteps, 'Q' | 'K' | 'V' | 'weights'>, query: number): { products: Matrix; weighted: Matrix };
   /**
    * Output only, softmax(score(Q, K) / temperature)·V, by the streaming (online) softmax: O(T·d) scratch
    * instead of the T×T weights, so T = 4096 fits. Q, K: T×d_k, V: T×d_v (given, no projections).
    * Dot, scaled dot (default) and cosine scores, temperature, causal and key padding; equals
    * attention(...).output to 1e-5.
    */
-  /** The terms behind query i's row: products row j = q_i∘k_j (sums to the dot score), weighted row j = α(i,j)·v_j (rows sum to output i). */
-  queryTerms(steps: Pick<AttentionSteps, 'Q' | 'K' | 'V' | 'weights'>, query: number): { products: Matrix; weighted: Matrix };
   attentionOutput(Q: MatrixInput, K: MatrixInput, V: MatrixInput, options?: AttentionOptions): Matrix;
   /** Parse the project's vectors file (data/vectors.bin). */
   loadVectors(bytes: Uint8Array | ArrayBuffer): WordVectors;

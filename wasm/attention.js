@@ -163,6 +163,15 @@ function wrap(raw) {
       if (!Number.isInteger(top) || top < 0) throw new AttentionError(`top must be a whole number ≥ 0, got ${JSON.stringify(top)}`);
       return checked(this.#handle.run(sentence, top));
     }
+    /**
+     * Layer `layer`'s (from 0) learnt attention weights, copied out of the core: heads[h] = {Wq, Wk, Wv}
+     * (d_model × d_k) with biases {bq, bk, bv}, and the output projection Wo (heads·d_k × d_model), bo.
+     */
+    attentionWeights(layer) {
+      if (!this.#handle) throw new AttentionError('this model was deleted');
+      if (!Number.isInteger(layer)) throw new AttentionError(`layer must be a whole number, got ${JSON.stringify(layer)}`);
+      return checked(this.#handle.attentionWeights(layer));
+    }
     delete() {
       if (this.#handle) this.#handle.delete();
       this.#handle = null;

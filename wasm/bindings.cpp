@@ -12,6 +12,9 @@
 
 #include "attention/attention.hpp"
 #if ATTN_WASM_MODEL
+#include <cmath>
+#include <sstream>
+
 #include "attention/model.hpp"
 #endif
 #include "attention/streaming.hpp"
@@ -235,6 +238,11 @@ __attribute__((noinline)) void put(val& object, const char* key, double value) {
 __attribute__((noinline)) void put(val& object, const char* key, const std::string& value) { object.set(key, value); }
 __attribute__((noinline)) void push(val& array, const val& value) { array.call<void>("push", value); }
 
+// A vector as a JS-owned Float32Array copy (see to_js for why a copy).
+val to_js_vector(const Vector& v) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(static_cast<std::size_t>(v.size()), v.data()));
+}
+
 // The language model lives on the wasm heap between calls; JS must delete() it.
 class LanguageModelHandle {
  public:
@@ -283,7 +291,10 @@ class LanguageModelHandle {
         val heads = val::array();
         for (const AttentionSteps& head : layer.attention.heads) push(heads, to_js(head));
         val steps = val::object();
+        put(steps, "attentionInput", to_js(layer.attention_input));  // LN1(x): what the heads read
         put(steps, "heads", heads);
+        put(steps, "concat", to_js(layer.attention.concat));            // the heads' outputs side by side
+        put(steps, "multiHeadOutput", to_js(layer.attention.output));   // concat·W_O + b_O
         put(steps, "afterAttention", to_js(layer.after_attention));
         put(steps, "output", to_js(layer.output));
         push(layers, steps);
@@ -302,6 +313,38 @@ class LanguageModelHandle {
       }
       put(out, "predictions", predictions);
       put(out, "captions", captions());
+      return out;
+    });
+  }
+
+  // One layer's learnt attention weights, copied out: per head Wq, Wk, Wv (d_model × d_k) and bq, bk,
+  // bv (d_k entries), then Wo (heads·d_k × d_model) and bo (d_model entries). `layer` counts from 0.
+  val attention_weights(double layer) const {
+    return guarded([&] {
+      if (!loaded_) throw AttentionError("no model is loaded");
+      const std::size_t count = model_.layers.size();
+      if (!(layer >= 0 && layer < static_cast<double>(count) && layer == std::floor(layer))) {
+        std::ostringstream message;
+        message << "layer " << layer << " is out of range: the model has " << count << " layers, numbered 0 to "
+                << count - 1;
+        throw AttentionError(message.str());
+      }
+      const MultiHeadWeights& w = model_.layers[static_cast<std::size_t>(layer)].attention;
+      val heads = val::array();
+      for (const HeadWeights& head : w.heads) {
+        val out = val::object();
+        put(out, "Wq", to_js(head.W_Q));
+        put(out, "Wk", to_js(head.W_K));
+        put(out, "Wv", to_js(head.W_V));
+        put(out, "bq", to_js_vector(head.b_Q));
+        put(out, "bk", to_js_vector(head.b_K));
+        put(out, "bv", to_js_vector(head.b_V));
+        push(heads, out);
+      }
+      val out = val::object();
+      put(out, "heads", heads);
+      put(out, "Wo", to_js(w.W_O));
+      put(out, "bo", to_js_vector(w.b_O));
       return out;
     });
   }
@@ -355,6 +398,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .constructor<>()
       .function("load", &LanguageModelHandle::load)
       .function("info", &LanguageModelHandle::info)
-      .function("run", &LanguageModelHandle::run);
+      .function("run", &LanguageModelHandle::run)
+      .function("attentionWeights", &LanguageModelHandle::attention_weights);
 #endif
 }

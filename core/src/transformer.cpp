@@ -120,13 +120,15 @@ EncoderLayerSteps encoder_layer(const Matrix& X, const EncoderLayer& layer, Norm
   EncoderLayerSteps s;
   if (placement == NormPlacement::Post) {
     // x = LN1(x + MHA(x)); x = LN2(x + FFN(x))
-    s.attention = multi_head_attention(X, layer.attention, options);
+    s.attention_input = X;
+    s.attention = multi_head_attention(s.attention_input, layer.attention, options);
     s.after_attention = layer_norm(X + s.attention.output, layer.norm1_gamma, layer.norm1_beta);
     s.output = layer_norm(s.after_attention + feed_forward(s.after_attention, layer.ffn), layer.norm2_gamma,
                           layer.norm2_beta);
   } else {
     // x = x + MHA(LN1(x)); x = x + FFN(LN2(x))
-    s.attention = multi_head_attention(layer_norm(X, layer.norm1_gamma, layer.norm1_beta), layer.attention, options);
+    s.attention_input = layer_norm(X, layer.norm1_gamma, layer.norm1_beta);  // LN1(x), T × d_model
+    s.attention = multi_head_attention(s.attention_input, layer.attention, options);
     s.after_attention = X + s.attention.output;
     s.output = s.after_attention +
                feed_forward(layer_norm(s.after_attention, layer.norm2_gamma, layer.norm2_beta), layer.ffn);

@@ -471,6 +471,10 @@ TEST_CASE("the committed model matches PyTorch on the golden sentences to 1e-4",
         worst = std::max(worst, require_close_rows(heads[h].weights, c.get(p + "H" + std::to_string(h) + ".weights"),
                                                    1e-4f, p + "H" + std::to_string(h) + ".weights"));
       worst = std::max(worst, require_close_rows(run.steps.layers[l].output, c.get(p + "output"), 1e-4f, p + "output"));
+      // The heads read LN1 of the layer's input (pre-norm): the matrix the run keeps for the explainer.
+      const Matrix& input = l == 0 ? run.steps.input : run.steps.layers[l - 1].output;
+      require_close(run.steps.layers[l].attention_input,
+                    layer_norm(input, model.layers[l].norm1_gamma, model.layers[l].norm1_beta), 0.0f);
     }
     worst = std::max(worst, require_close_rows(run.final_norm, c.get("final_norm"), 1e-4f, "final_norm"));
     worst = std::max(worst, require_close_rows(run.rollout, c.get("rollout"), 1e-4f, "rollout"));

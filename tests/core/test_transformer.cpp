@@ -162,3 +162,39 @@ TEST_CASE("encoder errors name the layer and the shapes", "[transformer][errors]
   REQUIRE_THROWS_WITH(encoder(cases[0].get("X"), {layer_from(cases[0], 0), layer}, NormPlacement::Pre),
                       Contains("layer 1: W_O (8×8) and the feed-forward W2 (12×3) must both give 8 columns"));
 }
+
+TEST_CASE("encoder layers keep the matrix their attention read: LN1(x) pre-norm, x post-norm", "[transformer]") {
+  const std::vector<ReferenceCase> cases = read_cases();
+  bool saw_pre = false, saw_post = false;
+  for (const ReferenceCase& c : cases) {
+    INFO("case " << c.name);
+    const NormPlacement placement = c.norm == "pre" ? NormPlacement::Pre : NormPlacement::Post;
+    (placement == NormPlacement::Pre ? saw_pre : saw_post) = true;
+    std::vector<EncoderLayer> layers;
+    for (int l = 0; l < c.layers; ++l) layers.push_back(layer_from(c, l));
+    const EncoderSteps steps = encoder(c.get("X"), layers, placement);
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      INFO("layer " << l);
+      const Matrix& input = l == 0 ? steps.input : steps.layers[l - 1].output;  // what the layer was given
+      const EncoderLayerSteps& s = steps.layers[l];
+      if (placement == NormPlacement::Pre)
+        require_close(s.attention_input, layer_norm(input, layers[l].norm1_gamma, layers[l].norm1_beta), 0.0f);
+      else
+        require_close(s.attention_input, input, 0.0f);
+      for (std::size_t h = 0; h < layers[l].attention.heads.size(); ++h) {
+        INFO("head " << h);
+        const HeadWeights& w = layers[l].attention.heads[h];
+        const auto project = [&](const Matrix& W, const Vector& b) {
+          Matrix out = s.attention_input * W;
+          out.rowwise() += b.transpose();
+          return out;
+        };
+        require_close(s.attention.heads[h].Q, project(w.W_Q, w.b_Q), 1e-5f);
+        require_close(s.attention.heads[h].K, project(w.W_K, w.b_K), 1e-5f);
+        require_close(s.attention.heads[h].V, project(w.W_V, w.b_V), 1e-5f);
+      }
+    }
+  }
+  REQUIRE(saw_pre);
+  REQUIRE(saw_post);
+}

@@ -1,6 +1,7 @@
 // The tiny language model through the wasm module under node (attention_model_wasm, loaded with
 // loadAttentionWithModel): the committed data/model.bin against the PyTorch reference
-// (tests/reference/model_cases.txt) to 1e-4, refusals as AttentionError, and no leak.
+// (tests/reference/model_cases.txt) to 1e-4, each layer's attention input and learnt weights (attentionWeights)
+// against its heads' Q, K, V and W_O mixing, refusals as AttentionError, and no leak.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -120,6 +121,84 @@ test('the model object: hyperparameters, captions, heads steps', () => {
   }
 });
 
+/** a·B + b (a: T × n, B: n × m, b: m entries), in float64: the test's own reference. */
+function affine(a, B, b) {
+  const out = { rows: a.rows, cols: B.cols, data: new Float64Array(a.rows * B.cols) };
+  for (let r = 0; r < a.rows; r++) {
+    for (let c = 0; c < B.cols; c++) {
+      let acc = b ? b[c] : 0;
+      for (let k = 0; k < a.cols; k++) acc += a.data[r * a.cols + k] * B.data[k * B.cols + c];
+      out.data[r * B.cols + c] = acc;
+    }
+  }
+  return out;
+}
+
+test('each layer\'s attention input and learnt weights give its heads\' Q, K, V and its W_O mixing', () => {
+  const model = core.loadModel(modelBytes);
+  try {
+    const run = model.run('the train left the station on time');
+    const T = run.tokens.length;
+    assert.equal(run.layers.length, model.layers);
+    run.layers.forEach((layer, l) => {
+      const x = layer.attentionInput;
+      assert.deepEqual([x.rows, x.cols], [T, model.dModel], `L${l} attentionInput shape`);
+      assert.ok(x.data instanceof Float32Array);
+      const w = model.attentionWeights(l);
+      assert.equal(w.heads.length, model.heads);
+      const dk = model.dModel / model.heads;
+      w.heads.forEach((hw, h) => {
+        for (const name of ['Wq', 'Wk', 'Wv']) assert.deepEqual([hw[name].rows, hw[name].cols], [model.dModel, dk], `L${l}.H${h}.${name}`);
+        for (const name of ['bq', 'bk', 'bv']) {
+          assert.ok(hw[name] instanceof Float32Array, `L${l}.H${h}.${name}`);
+          assert.equal(hw[name].length, dk, `L${l}.H${h}.${name}`);
+        }
+        const steps = layer.heads[h];
+        assertCloseRows(steps.Q, affine(x, hw.Wq, hw.bq), 1e-4, `L${l}.H${h} Q = attentionInput·Wq + bq`);
+        assertCloseRows(steps.K, affine(x, hw.Wk, hw.bk), 1e-4, `L${l}.H${h} K = attentionInput·Wk + bk`);
+        assertCloseRows(steps.V, affine(x, hw.Wv, hw.bv), 1e-4, `L${l}.H${h} V = attentionInput·Wv + bv`);
+      });
+      assert.deepEqual([w.Wo.rows, w.Wo.cols], [model.dModel, model.dModel]);
+      assert.ok(w.bo instanceof Float32Array);
+      assert.equal(w.bo.length, model.dModel);
+      // concat holds the heads' outputs side by side; multiHeadOutput = concat·Wo + bo; afterAttention
+      // adds it to x, the stream entering the layer.
+      assert.deepEqual([layer.concat.rows, layer.concat.cols], [T, model.heads * dk]);
+      layer.heads.forEach((steps, h) => {
+        for (let r = 0; r < T; r++) {
+          for (let c = 0; c < dk; c++) assert.equal(layer.concat.data[r * layer.concat.cols + h * dk + c], steps.output.data[r * dk + c], `L${l} concat (${r}, ${h * dk + c})`);
+        }
+      });
+      assertCloseRows(layer.multiHeadOutput, affine(layer.concat, w.Wo, w.bo), 1e-4, `L${l} multiHeadOutput = concat·Wo + bo`);
+      const stream = l === 0 ? run.input : run.layers[l - 1].output;
+      const mixed = { ...layer.multiHeadOutput, data: layer.multiHeadOutput.data.map((v, i) => v + stream.data[i]) };
+      assertCloseRows(layer.afterAttention, mixed, 1e-5, `L${l} afterAttention = x + multiHeadOutput`);
+    });
+    // Copies owned by JS: a second call gives equal, separate arrays.
+    const again = model.attentionWeights(0);
+    assert.deepEqual(again.Wo.data, model.attentionWeights(0).Wo.data);
+    assert.notEqual(again.Wo.data, model.attentionWeights(0).Wo.data);
+  } finally {
+    model.delete();
+  }
+});
+
+test('attentionWeights refuses a layer out of range as an AttentionError naming the range', () => {
+  const model = core.loadModel(modelBytes);
+  try {
+    for (const layer of [2, -1, 1e12]) {
+      assert.throws(() => model.attentionWeights(layer),
+        (e) => e instanceof api.AttentionError && /out of range: the model has 2 layers, numbered 0 to 1/.test(e.message), `layer ${layer}`);
+    }
+    for (const layer of [1.5, '0', undefined, NaN]) {
+      assert.throws(() => model.attentionWeights(layer), (e) => e instanceof api.AttentionError && /whole number/.test(e.message), `layer ${layer}`);
+    }
+  } finally {
+    model.delete();
+  }
+  assert.throws(() => model.attentionWeights(0), (e) => e instanceof api.AttentionError && /deleted/.test(e.message));
+});
+
 test('the model module has the whole API; the shipped module has no model', () => {
   assert.deepEqual(Object.keys(core).sort(), Object.keys(plainCore).sort());
   assert.deepEqual(core.tokenize('The train left.'), ['the', 'train', 'left', '.']);
@@ -157,6 +236,11 @@ test('runs and refusals leave the wasm heap where it was', () => {
     const step = (i) => {
       try {
         model.run(sentences[i % sentences.length]);
+      } catch (e) {
+        if (!(e instanceof api.AttentionError)) throw e;
+      }
+      try {
+        model.attentionWeights(i % 3);  // 2 is out of range: a refusal
       } catch (e) {
         if (!(e instanceof api.AttentionError)) throw e;
       }

@@ -1,7 +1,8 @@
 // Browser tests of the figure's "trained model" source (data/model.bin, run by the wasm core through
 // loadModel): on the page and in the <attention-figure> widget, every layer and head, the rollout,
-// the heads grid with captions, the steps view, the next-word guesses, the explainer's query/key view,
-// the 32-token context, switching back to word vectors, URL state, a failed load, and hostile text.
+// the heads grid with captions, the steps view, the next-word guesses, the explainer's query/key view
+// and its LN₁(x), learnt W_Q, W_K, W_V, biases and W_O, the 32-token context, switching back to word
+// vectors, URL state, a failed load, and hostile text.
 // Every number is compared with the same model run by the wasm core in node (harness modelReference).
 // Build first: bash scripts/build.sh. Run: node --test tests/web/
 import { after, before, test } from 'node:test';
@@ -278,6 +279,73 @@ test('the explainer\'s query/key view and walkthrough follow the model\'s layer 
       near(weight, free.weights.data[4 * 7 + j], `vectors weight 4→${j}`);
     });
     assert.equal(await page.isDisabled('#x-mode'), false);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the explainer shows the model\'s own LN₁(x), learnt W_Q, W_K, W_V, biases and W_O, from the core', async () => {
+  const { page, problems } = await openModel('?source=model&layer=1&head=2&word=4');
+  try {
+    await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
+    const { run } = lm.shown(SENTENCE);
+    /** Scrolls a step into view and waits until it shows the latest redraw (and `ready`, a selector inside it, when given). */
+    const onScreen = async (id, ready) => {
+      await page.evaluate((id) => document.getElementById(id).scrollIntoView({ block: 'start' }), id);
+      if (ready) await page.waitForSelector(`#${id} ${ready}`, { timeout: 10_000 });
+      await page.waitForFunction((id) => document.getElementById(id).dataset.drawn === document.getElementById('explainer').dataset.generation, id, { timeout: 10_000 });
+    };
+    /** The cells a table shows: [row, col, value] from data-row, data-col, data-value; and its full shape. */
+    const cells = (scope, name) => page.$eval(`${scope} table[data-name="${name}"]`, (t) => ({
+      rows: Number(t.dataset.rows), cols: Number(t.dataset.cols),
+      cells: [...t.querySelectorAll('td[data-row]')].map((td) => [+td.dataset.row, +td.dataset.col, Number(td.dataset.value)]),
+    }));
+    const same = async (scope, name, mat, where) => {
+      const shown = await cells(scope, name);
+      assert.deepEqual([shown.rows, shown.cols], [mat.rows, mat.cols], `${where}: shape`);
+      assert.ok(shown.cells.length > 0, `${where}: cells shown`);
+      for (const [r, c, v] of shown.cells) near(v, mat.data[r * mat.cols + c], `${where} (${r}, ${c})`);
+      return shown;
+    };
+    const vector = (v) => ({ rows: 1, cols: v.length, data: v });
+    const check = async (l, k) => {
+      const w = lm.model.attentionWeights(l);
+      // Step 1: x entering the layer, and LN₁(x), the matrix the heads read.
+      await onScreen('step-inputs', 'table[data-name="LN-x"]');
+      await same('#step-inputs', 'X', l === 0 ? run.input : run.layers[l - 1].output, `L${l + 1} x`);
+      const ln = await same('#step-inputs', 'LN-x', run.layers[l].attentionInput, `L${l + 1} LN₁(x)`);
+      assert.deepEqual(await page.$$eval('#step-inputs table[data-name="LN-x"] tbody th', (ths) => ths.map((th) => th.textContent)), run.tokens.map((t) => t.text), 'LN₁(x) rows are the words');
+      assert.ok(ln.cells.length < 7 * 64, 'a 7×64 matrix is windowed');
+      // Step 2: the head's learnt projections and biases.
+      await onScreen('step-weights', 'table[data-name="W_Q"]');
+      const hw = w.heads[k];
+      for (const [name, mat] of [['W_Q', hw.Wq], ['W_K', hw.Wk], ['W_V', hw.Wv], ['b_Q', vector(hw.bq)], ['b_K', vector(hw.bk)], ['b_V', vector(hw.bv)]]) {
+        await same('#step-weights', name, mat, `L${l + 1}.H${k + 1} ${name}`);
+      }
+      assert.match(await page.textContent('#step-weights'), new RegExp(`layer ${l + 1}, head ${k + 1}`));
+      assert.equal(await page.locator('#step-weights input').count(), 0, 'learnt weights are not editable');
+      // Multi-head: concat, the learnt W_O and b_O, and concat·W_O + b_O.
+      await onScreen('multihead', 'table[data-name="Wo"]');
+      await same('#multihead', 'concat', run.layers[l].concat, `L${l + 1} concat`);
+      await same('#multihead', 'Wo', w.Wo, `L${l + 1} W_O`);
+      await same('#multihead', 'b_O', vector(w.bo), `L${l + 1} b_O`);
+      await same('#multihead', 'mh-output', run.layers[l].multiHeadOutput, `L${l + 1} concat·W_O + b_O`);
+      await same('#multihead', 'after-attention', run.layers[l].afterAttention, `L${l + 1} x + output`);
+    };
+    await check(1, 2);
+    const text = await page.textContent('#explainer');
+    assert.doesNotMatch(text, /does not hand out|not exported|not shown or editable/);
+    // Another layer and head in the figure: the explainer follows.
+    await page.evaluate(() => scrollTo(0, 0));
+    await page.selectOption('#layer', { value: '0' });
+    await page.selectOption('#head', { value: '1' });
+    await check(0, 1);
+    // "Show whole matrices": every one of W_Q's 64×16 cells.
+    await page.check('#x-full');
+    await onScreen('step-weights', 'table[data-name="W_Q"]');
+    const whole = await same('#step-weights', 'W_Q', lm.model.attentionWeights(0).heads[1].Wq, 'whole W_Q');
+    assert.equal(whole.cells.length, 64 * 16);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

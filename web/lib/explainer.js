@@ -4,11 +4,11 @@
 // (BertViz neuron view), and multi-head attention with its concat + W_O step. Every number comes from
 // the wasm core (core.attention / parameterFree / multiHead); this file only lays the numbers out.
 // When the figure shows the trained model, the sentence input follows the model's chosen layer and
-// head instead (its Q, K, V, scores, weights and output, from the model's run); the steps whose
-// numbers the core does not export for the model (LayerNorm'd inputs, W_Q, W_K, W_V, W_O) say so.
+// head instead: LN1(x) and every head's Q, K, V, scores, weights and outputs, concat and W_O's
+// mixing from the model's run, and the learnt W_Q, W_K, W_V, W_O from model.attentionWeights(layer).
 // Each step is redrawn only while it is on screen (off-screen ones catch up when they scroll into
 // view), and a long sentence is shown through windows of words around the query.
-import { embedPrefix } from './core.js';
+import { embedPrefix, loadModel } from './core.js';
 import { count, h, morph, setAttrs, svgEl } from './dom.js';
 import { Heatmap, drawLegend, labelOf, maxOf } from './heatmap.js';
 import { centre } from './windowing.js';
@@ -56,6 +56,7 @@ export class Explainer {
     const section = (node, draw) => ({ el: node.closest('section'), draw, visible: typeof IntersectionObserver === 'undefined', dirty: false });
     this.sections = [
       section(e.s1, (r) => this.#drawInputs(r)),
+      section(e.editors, (r) => this.#drawModelWeights(r)),
       section(e.s3, (r) => this.#drawQKV(r)),
       section(e.shapes, (r) => this.#drawShapes(r)),
       section(e.s4, (r) => this.#drawScores(r)),
@@ -220,13 +221,8 @@ export class Explainer {
   #buildEditors() {
     const e = this.els, s = this.s;
     if (this.#usesModel()) {
-      const L = Math.min(this.modelLayer, this.run.layers.length - 1), heads = this.run.layers[L].heads;
-      const d = this.run.input.cols, dk = heads[0].Q.cols;
-      e.editors.replaceChildren(
-        h('p', {}, `Learnt weights: layer ${L + 1} of the trained model has its own W_Q, W_K, W_V (${d} × ${dk} for each of its ${heads.length} heads, with biases b_Q, b_K, b_V), found by training on WordNet. ` +
-          'They are in data/model.bin; the core applies them but does not hand them out, so they are not shown or editable here. Steps 3–8 show what they produce.'),
-        formula('Q equals LN of x times W Q plus b Q, and likewise for K and V', mi('Q'), mo('='), fn('LN', mi('x')), sub('W', 'Q'), mo('+'), sub('b', 'Q'), mo(',\u2003'), mo('…')),
-        h('p', { class: 'muted' }, 'Choose “word vectors” as the figure’s source to give the walkthrough weights of your own.'));
+      // The learnt weights of the layer and head shown, drawn with the other steps (#drawModelWeights).
+      e.editors.replaceChildren(e.modelWeights = h('div'));
       return;
     }
     if (s.mode === 'free') {
@@ -272,7 +268,27 @@ export class Explainer {
     if (fig.source === 'model' && !run && fig.sentence.trim()) return;
     if (same && (run ?? this.run) === this.run) return;
     this.run = fig.source === 'model' ? run ?? this.run : null;
+    if (this.run && !this.lm) this.#readModel();
     this.render();
+  }
+
+  /**
+   * The trained model's handle, for its learnt weights (step 2, W_O): the figure loaded it already (it
+   * sent a run), so this only picks up the shared, resolved load; then the walkthrough redraws.
+   */
+  #readModel() {
+    this.lmLoading ??= loadModel().then(({ model }) => {
+      this.lm = model;
+      this.lmWeights = new Map();
+      if (this.#usesModel()) this.render();
+    }, () => {}).finally(() => { this.lmLoading = null; });
+  }
+
+  /** Layer l's learnt attention weights (core: model.attentionWeights), read once; null until the handle is here. */
+  #layerWeights(l) {
+    if (!this.lm) return null;
+    if (!this.lmWeights.has(l)) this.lmWeights.set(l, this.lm.attentionWeights(l));
+    return this.lmWeights.get(l);
   }
 
   // ---- compute (in the core) ---------------------------------------------------------------------
@@ -328,7 +344,8 @@ export class Explainer {
       `${total > T ? ` The model reads the first ${T} of the sentence’s ${count(total)} tokens.` : ''}`;
     return {
       X, labels: tokens.map(labelOf), tokens, steps, weights: null, opts: { temperature: 1, causal: true }, scaled: true,
-      d: X.cols, dk: steps.Q.cols, dv: steps.V.cols, T, model: { run, layer, head },
+      d: X.cols, dk: steps.Q.cols, dv: steps.V.cols, T,
+      model: { run, layer, head, input: run.layers[layer].attentionInput, weights: this.#layerWeights(layer) },
     };
   }
 
@@ -336,7 +353,7 @@ export class Explainer {
   #multi(r) {
     const s = this.s;
     if (r.model) {
-      // The trained model's heads of the layer shown: their weights are in the run; its W_O is not exported.
+      // The trained model's heads of the layer shown, from the run (its W_O: r.model.weights).
       r.multi = { heads: r.model.run.layers[r.model.layer].heads };
       return r;
     }
@@ -475,20 +492,57 @@ export class Explainer {
   // 1. Inputs.
   #drawInputs(r) {
     const { s, i, labels, table } = this.#common(r);
+    const colLabels = Array.from({ length: r.d }, (_, k) => `d${k + 1}`);
+    if (r.model) {
+      const L = r.model.layer + 1;
+      morph(this.els.s1, [
+        h('p', {}, `One row per word: the model’s ${r.d}-dimensional stream x entering layer ${L} (${r.model.layer === 0 ? '√d_model · its embedding + its position’s sinusoid' : `layer ${r.model.layer}’s output`}), T × d_model = ${r.T}×${r.d}. ` +
+          `The heads read its LayerNorm, LN₁(x): each row shifted to mean 0 and scaled to variance 1, then multiplied by the learnt γ and shifted by the learnt β of layer ${L}’s first LayerNorm.`),
+        this.#row('inputs', [
+          table(r.X, { caption: `x (entering layer ${L})`, name: 'X', rowLabels: labels, colLabels, highlightRow: i }),
+          table(r.model.input, { caption: `LN₁(x): what the heads read (${r.model.input.rows}×${r.model.input.cols})`, name: 'LN-x', rowLabels: labels, colLabels, highlightRow: i })])]);
+      return;
+    }
     morph(this.els.s1, [
       h('p', {}, s.input === 'seed003'
         ? 'Seed 003’s three inputs of dimension 4, one per row.'
-        : r.model
-          ? `One row per word: the model’s ${r.d}-dimensional stream x entering layer ${r.model.layer + 1} (${r.model.layer === 0 ? '√d_model · its embedding + its position’s sinusoid' : 'layer 1’s output'}), T × d_model = ${r.T}×${r.d}. ` +
-            'The heads read its LayerNorm, LN(x), which the core does not hand out.'
-          : `One row per word: its ${r.d}-dimensional word vector. X is T × d_model = ${r.T}×${r.d}.`),
-      table(r.X, { caption: r.model ? `x (entering layer ${r.model.layer + 1})` : 'X (inputs)', name: 'X', rowLabels: labels, colLabels: Array.from({ length: r.d }, (_, k) => `d${k + 1}`), highlightRow: i })]);
+        : `One row per word: its ${r.d}-dimensional word vector. X is T × d_model = ${r.T}×${r.d}.`),
+      table(r.X, { caption: 'X (inputs)', name: 'X', rowLabels: labels, colLabels, highlightRow: i })]);
+  }
+
+  // 2. With the trained model: the chosen head's learnt W_Q, W_K, W_V and biases (read-only).
+  #drawModelWeights(r) {
+    const el = this.els.modelWeights;
+    if (!r.model || !el?.isConnected) return;
+    const { table } = this.#common(r);
+    const { layer, head, weights } = r.model, L = layer + 1, H = head + 1;
+    const intro = h('p', {}, `Learnt weights of layer ${L}, head ${H}: found by training on WordNet (data/model.bin), so fixed, not editable. ` +
+      `Each of the layer’s ${r.model.run.layers[layer].heads.length} heads has its own W_Q, W_K, W_V (d_model × d_k = ${r.d}×${r.dk}; its rows match the columns d1–d${r.d} of LN₁(x)) and biases b_Q, b_K, b_V.`);
+    const ln = () => mrow(sub('LN', mn('1')), mo('('), mi('x'), mo(')'));
+    const eq = formula('Q equals LN 1 of x times W Q plus b Q, and likewise K and V',
+      mi('Q'), mo('='), ln(), sub('W', 'Q'), mo('+'), sub('b', 'Q'), mo(',\u2003'),
+      mi('K'), mo('='), ln(), sub('W', 'K'), mo('+'), sub('b', 'K'), mo(',\u2003'),
+      mi('V'), mo('='), ln(), sub('W', 'V'), mo('+'), sub('b', 'V'));
+    const hint = h('p', { class: 'muted' }, 'Choose “word vectors” as the figure’s source to give the walkthrough weights of your own.');
+    if (!weights) {
+      morph(el, [intro, eq, h('p', { class: 'muted' }, 'Reading the learnt weights from the core…'), hint]);
+      return;
+    }
+    const w = weights.heads[head], rowLabels = Array.from({ length: r.d }, (_, k) => `d${k + 1}`);
+    const vector = (v) => ({ rows: 1, cols: v.length, data: v });
+    const block = (name, label, W, b) => h('div', { class: 'editor' },
+      table(vector(b), { caption: `b_${label} (1×${b.length})`, name: `b_${label}`, rowLabels: ['b'] }),
+      table(W, { caption: `W_${label} (d_model × d_k = ${W.rows}×${W.cols})`, name, rowLabels }));
+    // Why b_K is all but zero: it adds q_i·b_K to every score of query i alike, which the softmax cancels.
+    const why = h('p', { class: 'muted' }, 'b_K stays close to 0, where training started it: it adds the same q_i · b_K to all of query i’s scores, which the softmax cancels, so its gradient is zero (up to rounding).');
+    morph(el, [intro, eq, hint, h('div', { class: 'editor-row' },
+      block('W_Q', 'Q', w.Wq, w.bq), block('W_K', 'K', w.Wk, w.bk), block('W_V', 'V', w.Wv, w.bv)), why]);
   }
 
   // 3. Q, K, V.
   #drawQKV(r) {
     const { s, i, free, steps, labels, table } = this.#common(r);
-    const qkvLabel = r.model ? `Layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: Q = LN(x)W_Q + b_Q, K = LN(x)W_K + b_K, V = LN(x)W_V + b_V, with its learnt weights (d_k = ${r.dk})`
+    const qkvLabel = r.model ? `Layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: Q = LN₁(x)W_Q + b_Q, K = LN₁(x)W_K + b_K, V = LN₁(x)W_V + b_V, with LN₁(x) from step 1 and the learnt weights of step 2 (d_k = ${r.dk})`
       : free ? 'Q = K = V = X (parameter-free)' : `Q = XW_Q${s.bias ? ' + b_Q' : ''}, K = XW_K${s.bias ? ' + b_K' : ''}, V = XW_V${s.bias ? ' + b_V' : ''}`;
     morph(this.els.s3, [
       h('p', {}, `${qkvLabel}. Each is computed independently (in parallel) from the same inputs.`),
@@ -713,10 +767,16 @@ export class Explainer {
     ui.focusMap.update({ tokens, weights: multi.heads[s.head].weights, max, width: ui.width || 640 });
     const limit = s.full ? Infinity : LIMIT;
     if (r.model) {
-      // The model's concatenation and W_O stay inside the core; what comes out of them is in the run.
-      const layer = r.model.run.layers[r.model.layer];
-      morph(ui.tables, [h('p', {}, 'The core does not hand out the model’s W_O, so its concatenation and mixing are not shown. What they add to the stream, x + concat · W_O, is:'),
-        this.#table(layer.afterAttention, { limit, caption: `x + MultiHead(LN(x)) after layer ${r.model.layer + 1}’s attention (T × d_model = ${layer.afterAttention.rows}×${layer.afterAttention.cols})`, name: 'after-attention', rowLabels: labels })]);
+      // The model's concatenation, its learnt W_O and b_O, and their product, all from the core.
+      const layer = r.model.run.layers[r.model.layer], L = r.model.layer + 1, w = r.model.weights;
+      const { concat, multiHeadOutput: out, afterAttention: after } = layer;
+      morph(ui.tables, [
+        h('p', {}, `The heads’ outputs side by side (concat), mixed by layer ${L}’s learnt W_O and shifted by its b_O; the residual connection then adds the result to the stream x.`),
+        this.#table(concat, { limit, caption: `concat (T × h·d_k = ${concat.rows}×${concat.cols})`, name: 'concat', rowLabels: labels }),
+        w ? this.#table(w.Wo, { limit, caption: `W_O (h·d_k × d_model = ${w.Wo.rows}×${w.Wo.cols}, learnt)`, name: 'Wo' }) : h('p', { class: 'muted' }, 'Reading W_O from the core…'),
+        w ? this.#table({ rows: 1, cols: w.bo.length, data: w.bo }, { limit, caption: `b_O (1×${w.bo.length})`, name: 'b_O', rowLabels: ['b'] }) : null,
+        this.#table(out, { limit, caption: `output = concat · W_O + b_O (${out.rows}×${out.cols})`, name: 'mh-output', rowLabels: labels }),
+        this.#table(after, { limit, caption: `x + output: the stream after layer ${L}’s attention (${after.rows}×${after.cols})`, name: 'after-attention', rowLabels: labels })]);
       return;
     }
     morph(ui.tables, [

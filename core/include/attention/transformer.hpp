@@ -46,6 +46,9 @@ struct EncoderLayer {
 };
 
 struct EncoderLayerSteps {
+  // The matrix the attention sublayer read, T × d_model: every head's Q = attention_input·W_Q + b_Q
+  // (likewise K, V). Pre-norm: LN1(x), the layer's input after norm1_gamma/beta; post-norm: x itself.
+  Matrix attention_input;
   MultiHeadSteps attention;  // every head's Q, K, V, scores, weights, and the projected output
   Matrix after_attention;    // the residual stream after the attention sublayer (T × d_model)
   Matrix output;             // after the feed-forward sublayer (T × d_model)
