@@ -30,36 +30,26 @@ const browser = await chromium.launch({
 const out = { label: 'chromium', version: browser.version(), navigations: [], keystrokes: [] };
 
 /**
- * Loads url in page and returns when the first figure was drawn (ms since navigation): cell_ms, its
- * User Timing mark; frame_ms, when the next frame (the one that paints it) begins; plus each
- * resource's fetch. The harness stays
- * out of the way while the page loads: an init script records the mark, and node only asks for the
- * result after 0.5 s and then every 0.25 s (an early page.evaluate would run Playwright's injected
- * script on the page's main thread, in the middle of the load it measures).
+ * Loads url in page and returns when the first figure was drawn (ms since navigation), from the
+ * figure's User Timing marks: cell_ms, its first draw; frame_ms, when the frame that paints it begins;
+ * plus each resource's fetch. The harness stays out of the way while the page loads: node only asks
+ * for the marks after 0.5 s and then every 0.25 s (an early page.evaluate would run Playwright's
+ * injected script on the page's main thread, in the middle of the load it measures).
  */
 async function firstHeatmap(page, target) {
-  await page.addInitScript(() => {
-    new PerformanceObserver((list, observer) => {
-      const mark = list.getEntries().find((e) => e.name === 'attention-figure:first-draw');
-      if (!mark) return;
-      window.__cellAt = mark.startTime;
-      // The frame that paints it begins (the page builds its explainer right after that frame, so a
-      // later timer would time the explainer too).
-      requestAnimationFrame(() => (window.__frameAt = performance.now()));
-      observer.disconnect();
-    }).observe({ type: 'mark', buffered: true });
-  });
   await page.goto(target, { waitUntil: 'commit' });
   const deadline = Date.now() + 30_000;
   await new Promise((done) => setTimeout(done, 500));
   for (;;) {
     const t = await page.evaluate(() => {
-      if (window.__frameAt === undefined) return null;
+      const [drawn] = performance.getEntriesByName('attention-figure:first-draw');
+      const [frame] = performance.getEntriesByName('attention-figure:first-frame');
+      if (!drawn || !frame) return null;
       const nav = performance.getEntriesByType('navigation')[0];
       // Where the time went: each resource's fetch (start → end of response), relative to navigation.
       const resources = performance.getEntriesByType('resource').map((r) => ({
         name: r.name.split('/').pop(), start_ms: r.startTime, end_ms: r.responseEnd, bytes: r.encodedBodySize }));
-      return { cell_ms: window.__cellAt, frame_ms: window.__frameAt, dom_content_loaded_ms: nav.domContentLoadedEventEnd,
+      return { cell_ms: drawn.startTime, frame_ms: frame.startTime, dom_content_loaded_ms: nav.domContentLoadedEventEnd,
         response_end_ms: nav.responseEnd, resources };
     });
     if (t) return t;
