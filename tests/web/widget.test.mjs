@@ -170,6 +170,37 @@ test('examples page, strict CSP: three widgets draw the core\'s numbers from one
   }
 });
 
+test('the preload links the READMEs suggest are used by the widget: one fetch of each file, no warning', async () => {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const messages = [];
+  const requests = [];
+  page.on('console', (m) => messages.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => messages.push(`pageerror: ${e.message}`));
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  try {
+    // The example article with the two optional lines of README.md / web/widget/README.md in its head.
+    await page.route('**/examples/index.html', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.text()).replace('</head>',
+        '<link rel="preload" href="../widget/attention_wasm.wasm" as="fetch" type="application/wasm" crossorigin>\n' +
+        '<link rel="preload" href="../widget/vectors.bin" as="fetch" crossorigin>\n</head>');
+      await route.fulfill({ response, body });
+    });
+    await page.goto(url + 'examples/index.html');
+    await widgetsDrawn(page);
+    const a = await shown(page, 'fig-heatmap');
+    assertCells(a.map, single('the train left the station on time').steps.weights, 'heatmap');
+    // A preload whose request mode differs from the widget's fetch would be fetched twice, and Chromium
+    // warns about an unused preload a few seconds after the load.
+    await page.waitForTimeout(3_500);
+    assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, requests.join(' '));
+    assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, requests.join(' '));
+    assert.deepEqual(messages.filter((m) => /preload|error/i.test(m)), []);
+  } finally {
+    await page.close();
+  }
+});
+
 test('a widget reacts to each attribute changing', async () => {
   const { page, problems } = await open('examples/index.html');
   try {
