@@ -1,28 +1,37 @@
-// Starts the two loads the first heatmap waits for as soon as index.html's head is parsed: compiling
-// the attention core (attention_wasm.wasm) and reading the word vectors (vectors.bin), so that both
-// overlap the page's first layout and app.js's download instead of following app.js. lib/core.js takes
-// window.attentionEarly over when it names the same files, and loads them itself when it is missing
-// or a load failed. A file, not an inline script: the page runs under a strict Content-Security-Policy.
+// Starts the loads the first heatmap waits for as soon as index.html's head is parsed: compiling the
+// attention core (attention_wasm.wasm) and reading the word vectors (vectors.bin), and, when the URL
+// asks for the trained model (source=model), its module and its weights too. They then overlap the
+// page's first layout and app.js's download instead of following app.js. lib/core.js takes each one
+// over from window.attentionEarly when it names the same file, and loads the file itself when it is
+// missing or failed. A file, not an inline script: the page runs under a strict Content-Security-Policy.
 'use strict';
 (function loadEarly() {
-  function quiet(promise) {
-    promise.catch(function () {}); // a failure is core.js's to handle (it loads again), not an unhandled rejection
-    return promise;
+  var early = (window.attentionEarly = {});
+  function start(file, result) {
+    result.catch(function () {}); // a failure is core.js's to handle (it loads again), not an unhandled rejection
+    early[file] = { url: new URL(file, document.baseURI).href, result: result };
   }
-  function start(file, load) {
-    return { url: new URL(file, document.baseURI).href, result: quiet(load(file)) };
+  function compile(file) {
+    start(file, typeof WebAssembly === 'object' && typeof WebAssembly.compileStreaming === 'function'
+      ? WebAssembly.compileStreaming(fetch(file))
+      : Promise.reject(new Error('this browser cannot compile WebAssembly while it downloads')));
   }
-  window.attentionEarly = {
-    wasm: start('attention_wasm.wasm', function (file) {
-      return typeof WebAssembly === 'object' && typeof WebAssembly.compileStreaming === 'function'
-        ? WebAssembly.compileStreaming(fetch(file))
-        : Promise.reject(new Error('this browser cannot compile WebAssembly while it downloads'));
-    }),
-    vectors: start('vectors.bin', function (file) {
-      return fetch(file).then(function (response) {
-        if (!response.ok) throw new Error(file + ': HTTP ' + response.status);
-        return response.arrayBuffer();
-      });
-    }),
-  };
+  function read(file) {
+    start(file, fetch(file).then(function (response) {
+      if (!response.ok) throw new Error(file + ': HTTP ' + response.status);
+      return response.arrayBuffer();
+    }));
+  }
+  // The word vectors serve the figure and, below it, the walkthrough (even when the figure shows the model).
+  compile('attention_wasm.wasm');
+  read('vectors.bin');
+  if (new URLSearchParams(location.search).get('source') === 'model') {
+    compile('attention_model_wasm.wasm');
+    read('model.bin');
+    // The model module's glue, which app.js imports on demand: fetched and parsed now.
+    var glue = document.createElement('link');
+    glue.rel = 'modulepreload';
+    glue.href = 'attention_model_wasm.js';
+    document.head.appendChild(glue);
+  }
 })();

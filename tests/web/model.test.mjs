@@ -461,6 +461,30 @@ test('<attention-figure source="model"> draws the model; widgets share one model
   }
 });
 
+test('a model link starts the model\'s module, glue and weights early (load-early.js); each is fetched once', async () => {
+  const requests = [];
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const problems = [];
+  page.on('console', (m) => (m.type() === 'error' || /preload/i.test(m.text())) && problems.push(`console: ${m.text()}`));
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('request', (r) => requests.push(new URL(r.url()).pathname.split('/').pop()));
+  try {
+    await page.goto(`${url}?source=model&layer=1&head=3`);
+    await modelDrawn(page);
+    const { run } = lm.shown(SENTENCE);
+    assertMap((await figureState(page, null)).map, run.layers[1].heads[3].weights, run.tokens, 'model link');
+    // Let the explainer (which also takes over the word vectors) finish, then see what is left.
+    await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
+    assert.deepEqual(await page.evaluate(() => Object.keys(window.attentionEarly)), [], 'every early load was taken over');
+    for (const file of ['attention_model_wasm.wasm', 'attention_model_wasm.js', 'model.bin', 'attention_wasm.wasm', 'vectors.bin']) {
+      assert.equal(requests.filter((r) => r === file).length, 1, `${file}: ${requests.join(' ')}`);
+    }
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test('a model file that fails to load gives a readable message; the word vectors still work', async () => {
   const page = await browser.newPage();
   const pageErrors = [];

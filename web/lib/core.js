@@ -23,36 +23,37 @@ export const assetURL = (name) => new URL(name, base).href;
 
 /** The shared wasm core (instantiated on first call). A failed load is retried on the next call. */
 export function loadCore() {
-  corePromise ??= instantiateCore().catch((err) => {
+  corePromise ??= instantiate(loadAttention, 'attention_wasm.wasm').catch((err) => {
     corePromise = null;
     throw err;
   });
   return corePromise;
 }
 
-// The page starts compiling attention_wasm.wasm and reading vectors.bin before this bundle has even
-// arrived (web/load-early.js leaves { wasm, vectors }: { url, result: Promise } in window.attentionEarly).
-// Take a result over (once: a retry loads afresh, and the page does not keep a second copy of the
-// vectors) when it is the same file and it loaded; otherwise (the widget in an article, or an early
-// load failed) load the file here.
-function early(name, file) {
-  const started = globalThis.attentionEarly?.[name];
+// The page starts compiling the core and reading the word vectors before this bundle has even arrived,
+// and the trained model's module and file too when its URL asks for the model (web/load-early.js leaves
+// { [file]: { url, result: Promise } } in window.attentionEarly). Take a result over (once: a retry
+// loads afresh, and the page keeps no second copy of the bytes) when it is the same file and it
+// loaded; otherwise (the widget in an article, or an early load failed) load the file here.
+function early(file) {
+  const started = globalThis.attentionEarly?.[file];
   if (started?.url !== assetURL(file)) return Promise.resolve(null);
-  delete globalThis.attentionEarly[name];
+  delete globalThis.attentionEarly[file];
   return started.result.catch(() => null);
 }
 
-async function instantiateCore() {
+/** One of the two wasm modules through its loader (loadAttention or loadAttentionWithModel). */
+async function instantiate(load, file) {
   const locateFile = (path) => assetURL(path);
-  const module = await early('wasm', 'attention_wasm.wasm');
-  // Without a compiled module Emscripten's glue fetches and compiles the core itself.
-  if (!(module instanceof WebAssembly.Module)) return loadAttention({ locateFile });
+  const module = await early(file);
+  // Without a compiled module Emscripten's glue fetches and compiles the file itself.
+  if (!(module instanceof WebAssembly.Module)) return load({ locateFile });
   return new Promise((resolve, reject) => {
     const instantiateWasm = (imports, receive) => {
       WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), reject);
       return {}; // asynchronous: the glue waits for receive()
     };
-    loadAttention({ locateFile, instantiateWasm }).then(resolve, reject);
+    load({ locateFile, instantiateWasm }).then(resolve, reject);
   });
 }
 
@@ -62,14 +63,15 @@ async function fetchBytes(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
-async function vectorBytes() {
-  const buffer = await early('vectors', 'vectors.bin');
-  return buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : fetchBytes(assetURL('vectors.bin'));
+/** A data file's bytes: what the page read early, or a fetch now. */
+async function bytesOf(file) {
+  const buffer = await early(file);
+  return buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : fetchBytes(assetURL(file));
 }
 
 /** The shared word-vector table (fetched on first call). */
 export function loadVectors() {
-  vectorsPromise ??= Promise.all([loadCore(), vectorBytes()])
+  vectorsPromise ??= Promise.all([loadCore(), bytesOf('vectors.bin')])
     .then(([core, bytes]) => core.loadVectors(bytes))
     .catch((err) => {
       vectorsPromise = null;
@@ -92,8 +94,8 @@ export function loadModel() {
     const since = (t) => performance.now() - t;
     let module = 0, fetched = 0;
     const [core, bytes] = await Promise.all([
-      loadAttentionWithModel({ locateFile: (path) => assetURL(path) }).then((c) => ((module = since(started)), c)),
-      fetchBytes(assetURL('model.bin')).then((b) => ((fetched = since(started)), b)),
+      instantiate(loadAttentionWithModel, 'attention_model_wasm.wasm').then((c) => ((module = since(started)), c)),
+      bytesOf('model.bin').then((b) => ((fetched = since(started)), b)),
     ]);
     const parsing = performance.now();
     const model = core.loadModel(bytes);
