@@ -20,6 +20,10 @@ if (embed) document.documentElement.classList.add('embed');
 adoptFigureStyles(document);
 
 let explainer = null;
+// Resolves at the figure's first computed draw. A figure that opens on the trained model draws after
+// the word vectors have loaded (the model is bigger); the explainer waits for it rather than compete.
+let figureDrawn;
+const firstDraw = new Promise((resolve) => (figureDrawn = resolve));
 const figure = new Figure(document.getElementById('figure'), {
   controls: new Set(CONTROLS),
   showVocabulary: true,
@@ -32,12 +36,18 @@ const figure = new Figure(document.getElementById('figure'), {
     explainer?.sync(figure.state, figure.model);
   },
   // A new run of the trained model (or a new word-vector figure): the explainer follows it.
-  onComputed: (model) => explainer?.sync(figure.state, model),
+  onComputed: (model) => {
+    figureDrawn();
+    explainer?.sync(figure.state, model);
+  },
   onLoaded: async (vectors) => {
     for (const d of document.querySelectorAll('.dim')) d.textContent = String(vectors.dim);
     if (embed) return;
     const core = await loadCore();
     // Let the figure paint first: the explainer below it is built after the first heatmap is on screen.
+    // With the trained model that heatmap may still be loading: wait for it (3 s at most, should the
+    // model fail to load or the sentence be empty).
+    if (figure.state.source === 'model') await Promise.race([firstDraw, new Promise((resolve) => setTimeout(resolve, 3000))]);
     await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
     explainer = new Explainer(document.getElementById('explainer'), {
       core, vectors,
