@@ -6,7 +6,7 @@
 // Build first: bash scripts/build.sh. Run: node --test tests/web/
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertColours, assertWeights, figureState, readHeatmaps, startSession } from './harness.mjs';
+import { assertColours, assertWeights, figureState, onScreen, readHeatmaps, startSession } from './harness.mjs';
 import { multiHeadWeights } from '../../web/lib/rng.js';
 
 const TOL = 1e-6;
@@ -36,15 +36,6 @@ const STEP_OF = {
   weighted: 'step-weighted', 'output-row': 'expansion', weights: 'step-repeat', output: 'step-repeat',
   neuron: 'vectors', concat: 'multihead', Wo: 'multihead', 'mh-output': 'multihead',
 };
-
-/** Scrolls a step of the explainer into view and waits until it shows the latest redraw. */
-async function onScreen(page, id) {
-  await page.evaluate((id) => document.getElementById(id).scrollIntoView({ block: 'start' }), id);
-  await page.waitForFunction((id) => {
-    const drawn = document.getElementById(id).dataset.drawn;
-    return drawn !== undefined && drawn === document.getElementById('explainer').dataset.generation;
-  }, id, { timeout: 10_000 });
-}
 
 /** A matrix table of the explainer by its data-name (its step scrolled into view first): the core values it carries, by (row, col). */
 const readTable = async (page, name, scope = '') => {

@@ -95,13 +95,16 @@ export async function reference() {
 }
 
 /**
- * A new page that records problems. csp: a Content-Security-Policy header added to every HTML
- * response (the real files are served unchanged otherwise). The page's own wasm module is exposed to
- * tests as window.__attnModule (caught when Embind publishes memoryStats on it).
+ * A new page that records problems, and the URL of every request (requests). csp: a
+ * Content-Security-Policy header added to every HTML response (the real files are served unchanged
+ * otherwise). before(page): runs before the page loads (routes, more listeners). The page's own wasm
+ * module is exposed to tests as window.__attnModule (caught when Embind publishes memoryStats on it).
  */
-export async function openWatched(browser, url, { csp, viewport = { width: 1200, height: 900 } } = {}) {
+export async function openWatched(browser, url, { csp, viewport = { width: 1200, height: 900 }, before } = {}) {
   const page = await browser.newPage({ viewport });
   const problems = [];
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('dialog', (d) => {
@@ -129,8 +132,19 @@ export async function openWatched(browser, url, { csp, viewport = { width: 1200,
       await route.fulfill({ response, headers });
     });
   }
+  await before?.(page);
   const response = await page.goto(url);
-  return { page, problems, response };
+  return { page, problems, response, requests };
+}
+
+/** Scrolls a step of the explainer into view and waits until it shows the latest redraw (and `ready`, a selector inside it, when given). */
+export async function onScreen(page, id, ready) {
+  await page.evaluate((id) => document.getElementById(id).scrollIntoView({ block: 'start' }), id);
+  if (ready) await page.waitForSelector(`#${id} ${ready}`, { timeout: 10_000 });
+  await page.waitForFunction((id) => {
+    const drawn = document.getElementById(id).dataset.drawn;
+    return drawn !== undefined && drawn === document.getElementById('explainer').dataset.generation;
+  }, id, { timeout: 10_000 });
 }
 
 /** Tags of every element in the document and in open shadow roots, counted. */

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   HOSTILE, assertColours, assertLabels, assertShowsModel, assertWeights, elementCensus, figureState, modelReference,
-  openWatched, readHeatmaps, settled, startSession,
+  onScreen as stepOnScreen, openWatched, readHeatmaps, settled, startSession,
 } from './harness.mjs';
 import { DEFAULTS, fromParams, toParams } from '../../web/lib/state.js';
 
@@ -215,10 +215,7 @@ test('the explainer\'s query/key view and walkthrough follow the model\'s layer 
   try {
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
     const { run } = lm.shown(SENTENCE);
-    const onScreen = async (id) => {
-      await page.evaluate((id) => document.getElementById(id).scrollIntoView({ block: 'start' }), id);
-      await page.waitForFunction((id) => document.getElementById(id).dataset.drawn === document.getElementById('explainer').dataset.generation, id, { timeout: 10_000 });
-    };
+    const onScreen = (id) => stepOnScreen(page, id);
     const neuron = async () => {
       await onScreen('vectors');
       return page.$$eval('table[data-name="neuron"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))));
@@ -290,12 +287,7 @@ test('the explainer shows the model\'s own LN₁(x), learnt W_Q, W_K, W_V, biase
   try {
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
     const { run } = lm.shown(SENTENCE);
-    /** Scrolls a step into view and waits until it shows the latest redraw (and `ready`, a selector inside it, when given). */
-    const onScreen = async (id, ready) => {
-      await page.evaluate((id) => document.getElementById(id).scrollIntoView({ block: 'start' }), id);
-      if (ready) await page.waitForSelector(`#${id} ${ready}`, { timeout: 10_000 });
-      await page.waitForFunction((id) => document.getElementById(id).dataset.drawn === document.getElementById('explainer').dataset.generation, id, { timeout: 10_000 });
-    };
+    const onScreen = (id, ready) => stepOnScreen(page, id, ready);
     /** The cells a table shows: [row, col, value] from data-row, data-col, data-value; and its full shape. */
     const cells = (scope, name) => page.$eval(`${scope} table[data-name="${name}"]`, (t) => ({
       rows: Number(t.dataset.rows), cols: Number(t.dataset.cols),
@@ -462,22 +454,21 @@ test('<attention-figure source="model"> draws the model; widgets share one model
 });
 
 test('a model link starts the model\'s module, glue and weights early (load-early.js); each is fetched once', async () => {
-  const requests = [];
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const problems = [];
-  page.on('console', (m) => (m.type() === 'error' || /preload/i.test(m.text())) && problems.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('request', (r) => requests.push(new URL(r.url()).pathname.split('/').pop()));
+  const { page, problems, requests } = await openWatched(browser, `${url}?source=model&layer=1&head=3`, {
+    viewport: { width: 1280, height: 900 },
+    // Chromium warns (not an error) about a preload no fetch used.
+    before: (page) => page.on('console', (m) => /preload/i.test(m.text()) && problems.push(`console: ${m.text()}`)),
+  });
   try {
-    await page.goto(`${url}?source=model&layer=1&head=3`);
     await modelDrawn(page);
     const { run } = lm.shown(SENTENCE);
     assertMap((await figureState(page, null)).map, run.layers[1].heads[3].weights, run.tokens, 'model link');
     // Let the explainer (which also takes over the word vectors) finish, then see what is left.
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
     assert.deepEqual(await page.evaluate(() => Object.keys(window.attentionEarly)), [], 'every early load was taken over');
+    const files = requests.map((r) => new URL(r).pathname.split('/').pop());
     for (const file of ['attention_model_wasm.wasm', 'attention_model_wasm.js', 'model.bin', 'attention_wasm.wasm', 'vectors.bin']) {
-      assert.equal(requests.filter((r) => r === file).length, 1, `${file}: ${requests.join(' ')}`);
+      assert.equal(files.filter((r) => r === file).length, 1, `${file}: ${files.join(' ')}`);
     }
     assert.deepEqual(problems, []);
   } finally {

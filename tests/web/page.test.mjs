@@ -320,8 +320,6 @@ test('a vectors file that fails to load gives a readable message', async () => {
 
 test('the core and the word vectors are fetched once: app.js takes over what load-early.js started', async () => {
   const { page, problems } = await openWatched(browser, url);
-  const requests = [];
-  page.on('request', (r) => requests.push(r.url()));
   try {
     await drawn(page);
     const state = await page.evaluate(() => ({
@@ -340,23 +338,20 @@ test('the core and the word vectors are fetched once: app.js takes over what loa
 });
 
 test('when the early loads fail, the page loads the core and the word vectors itself', async () => {
-  const page = await browser.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-  try {
-    // load-early.js runs, but its compile and its fetch both fail (as a browser without streaming
-    // compilation, or a server that sends the wasm with the wrong type, would make them).
-    await page.route('**/load-early.js', (route) => route.fulfill({
+  // load-early.js runs, but its compile and its fetch both fail (as a browser without streaming
+  // compilation, or a server that sends the wasm with the wrong type, would make them).
+  const { page, problems } = await openWatched(browser, url, {
+    viewport: { width: 1280, height: 900 },
+    before: (page) => page.route('**/load-early.js', (route) => route.fulfill({
       contentType: 'text/javascript',
       body: `window.attentionEarly = {
-        wasm: { url: new URL('attention_wasm.wasm', document.baseURI).href, result: Promise.reject(new Error('no compile')) },
-        vectors: { url: new URL('vectors.bin', document.baseURI).href, result: Promise.reject(new Error('no fetch')) },
+        'attention_wasm.wasm': { url: new URL('attention_wasm.wasm', document.baseURI).href, result: Promise.reject(new Error('no compile')) },
+        'vectors.bin': { url: new URL('vectors.bin', document.baseURI).href, result: Promise.reject(new Error('no fetch')) },
       };
-      window.attentionEarly.wasm.result.catch(() => {});
-      window.attentionEarly.vectors.result.catch(() => {});`,
-    }));
-    await page.goto(url);
+      for (const early of Object.values(window.attentionEarly)) early.result.catch(() => {});`,
+    })),
+  });
+  try {
     await drawn(page);
     assertMatchesWasm(await grid(page), DEFAULT.join(' '));
     assert.deepEqual(problems, []);

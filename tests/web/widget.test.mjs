@@ -43,7 +43,7 @@ function assertCells(map, weights, where) {
 }
 
 // ---- browser helpers ------------------------------------------------------------------------------
-async function open(path, { width = 1100, height = 900, colorScheme = 'light' } = {}) {
+async function open(path, { width = 1100, height = 900, colorScheme = 'light', before } = {}) {
   const page = await browser.newPage({ viewport: { width, height }, colorScheme, acceptDownloads: true });
   const problems = [];
   const requests = [];
@@ -55,6 +55,7 @@ async function open(path, { width = 1100, height = 900, colorScheme = 'light' } 
     problems.push(`dialog: ${d.message()}`);
     d.dismiss().catch(() => {});
   });
+  await before?.(page);
   await page.goto(url + path);
   return { page, problems, requests };
 }
@@ -171,22 +172,21 @@ test('examples page, strict CSP: three widgets draw the core\'s numbers from one
 });
 
 test('the preload links the READMEs suggest are used by the widget: one fetch of each file, no warning', async () => {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-  const messages = [];
-  const requests = [];
-  page.on('console', (m) => messages.push(`${m.type()}: ${m.text()}`));
-  page.on('pageerror', (e) => messages.push(`pageerror: ${e.message}`));
-  page.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  // The example article with the two optional lines of README.md / web/widget/README.md in its head.
+  const { page, problems, requests } = await open('examples/index.html', {
+    before: async (page) => {
+      // Chromium warns (not an error) about a preload no fetch used.
+      page.on('console', (m) => /preload/i.test(m.text()) && problems.push(`console: ${m.text()}`));
+      await page.route('**/examples/index.html', async (route) => {
+        const response = await route.fetch();
+        const body = (await response.text()).replace('</head>',
+          '<link rel="preload" href="../widget/attention_wasm.wasm" as="fetch" type="application/wasm" crossorigin>\n' +
+          '<link rel="preload" href="../widget/vectors.bin" as="fetch" crossorigin>\n</head>');
+        await route.fulfill({ response, body });
+      });
+    },
+  });
   try {
-    // The example article with the two optional lines of README.md / web/widget/README.md in its head.
-    await page.route('**/examples/index.html', async (route) => {
-      const response = await route.fetch();
-      const body = (await response.text()).replace('</head>',
-        '<link rel="preload" href="../widget/attention_wasm.wasm" as="fetch" type="application/wasm" crossorigin>\n' +
-        '<link rel="preload" href="../widget/vectors.bin" as="fetch" crossorigin>\n</head>');
-      await route.fulfill({ response, body });
-    });
-    await page.goto(url + 'examples/index.html');
     await widgetsDrawn(page);
     const a = await shown(page, 'fig-heatmap');
     assertCells(a.map, single('the train left the station on time').steps.weights, 'heatmap');
@@ -195,7 +195,7 @@ test('the preload links the READMEs suggest are used by the widget: one fetch of
     await page.waitForTimeout(3_500);
     assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, requests.join(' '));
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, requests.join(' '));
-    assert.deepEqual(messages.filter((m) => /preload|error/i.test(m)), []);
+    assert.deepEqual(problems, []);
   } finally {
     await page.close();
   }
