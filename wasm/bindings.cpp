@@ -197,8 +197,8 @@ class WordVectorsHandle {
   // Returns null on success, or an Error saying why the bytes are not a vectors file.
   val load(val bytes) {
     return guarded([&] {
-      const std::vector<std::uint8_t> data = emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes);
-      table_ = WordVectors::parse(data.data(), data.size());
+      // The table keeps the file's bytes: hand it this copy rather than have it make a second one.
+      table_ = WordVectors::parse(emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes));
       loaded_ = true;
       return val::null();
     });
