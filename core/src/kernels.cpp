@@ -91,15 +91,16 @@ void pack(const float* B, Index ldb, Index k, Index n, float* packed) {
 inline Index packed_size(Index k, Index n) { return ((n + NR - 1) / NR) * NR * k; }
 
 // ---- the micro-kernel: R rows of A (R ≤ MR) times one panel, into R×NR of C ---------------------------
-// A arrives packed p-major (a[p*MR + r]), so every load of the inner loop is at a constant offset from
-// one of two pointers: on wasm that is one address computation per step instead of one per row.
+// A arrives p-major (row r of step p at a[p*a_step + r]: packed rows have a_step = MR; the streaming path
+// passes its key-major tile of weights, a_step = 64), so every load of the inner loop is at a constant
+// offset from one of two pointers: on wasm that is one address computation per step instead of one per row.
 template <int R>
-inline void micro(const float* a, const float* panel, Index k, float* C, Index ldc, Index nc, float scale,
-                  bool accumulate) {
+inline void micro(const float* a, Index a_step, const float* panel, Index k, float* C, Index ldc, Index nc,
+                  float scale, bool accumulate) {
   vf acc[R][NV];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = vf{};
-  for (Index p = 0; p < k; ++p, a += MR, panel += NR) {
+  for (Index p = 0; p < k; ++p, a += a_step, panel += NR) {
     vf b[NV];
     for (int v = 0; v < NV; ++v) b[v] = load(panel + v * W);
     for (int r = 0; r < R; ++r) {
@@ -125,19 +126,20 @@ inline void micro(const float* a, const float* panel, Index k, float* C, Index l
 }
 
 template <int R>
-void row_block(const float* a, const float* packed, Index panel_stride, Index n, Index k, float* C, Index ldc,
-               float scale, bool accumulate) {
+void row_block(const float* a, Index a_step, const float* packed, Index panel_stride, Index n, Index k, float* C,
+               Index ldc, float scale, bool accumulate) {
   for (Index j0 = 0; j0 < n; j0 += NR)
-    micro<R>(a, packed + (j0 / NR) * panel_stride, k, C + j0, ldc, std::min<Index>(NR, n - j0), scale, accumulate);
+    micro<R>(a, a_step, packed + (j0 / NR) * panel_stride, k, C + j0, ldc, std::min<Index>(NR, n - j0), scale,
+             accumulate);
 }
 
 // row_block<rows> for 1 ≤ rows ≤ R.
 template <int R>
-void dispatch(Index rows, const float* a, const float* packed, Index panel_stride, Index n, Index k, float* C,
-              Index ldc, float scale, bool accumulate) {
+void dispatch(Index rows, const float* a, Index a_step, const float* packed, Index panel_stride, Index n, Index k,
+              float* C, Index ldc, float scale, bool accumulate) {
   if constexpr (R > 1)
-    if (rows < R) return dispatch<R - 1>(rows, a, packed, panel_stride, n, k, C, ldc, scale, accumulate);
-  row_block<R>(a, packed, panel_stride, n, k, C, ldc, scale, accumulate);
+    if (rows < R) return dispatch<R - 1>(rows, a, a_step, packed, panel_stride, n, k, C, ldc, scale, accumulate);
+  row_block<R>(a, a_step, packed, panel_stride, n, k, C, ldc, scale, accumulate);
 }
 
 // C (m×n) = A (m×k) · packed (k×n) · scale (+ C). Panel j starts at packed + j·panel_stride.
@@ -150,14 +152,18 @@ void compute(const float* A, Index lda, const float* packed, Index panel_stride,
     for (Index p = 0; p < k; ++p)
       for (Index r = 0; r < MR; ++r) a[static_cast<std::size_t>(p * MR + r)] = r < rows ? A[(i + r) * lda + p] : 0.0f;
     float* c = C + i * ldc;
-    dispatch<MR>(rows, a.data(), packed, panel_stride, n, k, c, ldc, scale, accumulate);
+    dispatch<MR>(rows, a.data(), MR, packed, panel_stride, n, k, c, ldc, scale, accumulate);
   }
 }
 
 // ---- exp ----------------------------------------------------------------------------------------------
 #if ATTN_VECTOR_WIDTH > 1
 inline vf select(vi mask, vf yes, vf no) { return (vf)((mask & (vi)yes) | (~mask & (vi)no)); }
+#if defined(__wasm_simd128__)
+inline vf vmax(vf a, vf b) { return __builtin_wasm_pmax_f32x4(b, a); }  // one f32x4.pmax: b < a ? a : b
+#else
 inline vf vmax(vf a, vf b) { return select(a > b, a, b); }
+#endif
 
 // Cephes' expf: e^x = 2^n · e^r with n = round(x / ln 2), |r| ≤ ln2 / 2, e^r by a degree-6 polynomial.
 // ≤ 2 ulp over the range; x below -87.34 (where e^x leaves the normal floats), and -inf, give 0.
@@ -183,47 +189,13 @@ inline vf vexp(vf x) {
 #endif
 
 inline float sexp(float x) { return x == kNegInf ? 0.0f : std::exp(x); }
-
-float row_max(const float* x, Index n) {
-  float max = kNegInf;
-  Index j = 0;
 #if ATTN_VECTOR_WIDTH > 1
-  if (n >= W) {
-    vf m = load(x);
-    for (j = W; j + W <= n; j += W) m = vmax(m, load(x + j));
-    float lanes[W];
-    store(lanes, m);
-    for (int l = 0; l < W; ++l) max = std::max(max, lanes[l]);
-  }
+inline vf finite_or_zero(vf x) { return select(x == splat(kNegInf), vf{}, x); }  // -inf → 0
+#else
+inline vf vmax(vf a, vf b) { return std::max(a, b); }
+inline vf vexp(vf x) { return sexp(x); }
+inline vf finite_or_zero(vf x) { return x == kNegInf ? 0.0f : x; }
 #endif
-  for (; j < n; ++j) max = std::max(max, x[j]);
-  return max;
-}
-
-// x[j] = exp(x[j] - shift) (-inf → 0), returns the sum. shift is finite.
-float exp_shifted_sum(float* x, Index n, float shift) {
-  float sum = 0;
-  Index j = 0;
-#if ATTN_VECTOR_WIDTH > 1
-  vf s0{}, s1{};
-  const vf vs = splat(shift);
-  for (; j + 2 * W <= n; j += 2 * W) {
-    const vf e0 = vexp(load(x + j) - vs), e1 = vexp(load(x + j + W) - vs);
-    store(x + j, e0);
-    store(x + j + W, e1);
-    s0 += e0;
-    s1 += e1;
-  }
-  float lanes[W];
-  store(lanes, s0 + s1);
-  for (int l = 0; l < W; ++l) sum += lanes[l];
-#endif
-  for (; j < n; ++j) {
-    x[j] = sexp(x[j] - shift);
-    sum += x[j];
-  }
-  return sum;
-}
 
 // One row: max, exp((x - max)·inv_t) with exp(0) = 1 exactly, sum, normalise. Returns false if the row
 // is all -inf (then it is zeroed).
@@ -334,53 +306,91 @@ void exp_array(const float* in, float* out, Index n) {
 
 void streaming_output(const float* Q, const float* K, const float* V, Index T_q, Index T_k, Index d_k, Index d_v,
                       float inv_divisor, bool causal, const unsigned char* key_padding, float* out) {
-  constexpr Index kBlock = 64;  // a multiple of NR, so a key tile starts on a panel boundary
-  static_assert(kBlock % NR == 0, "tiles must start on a panel boundary");
-  // Packed once: K as the columns of Q·Kᵀ, V as the rows of weights·V. O(T_k·d) scratch.
-  std::vector<float> k_packed(static_cast<std::size_t>(packed_size(d_k, T_k)));
+  // The tile is computed transposed, keys × queries (S_tileᵀ = K_tile·Q_blockᵀ), so that
+  //  * the softmax runs down its columns: W queries per vector, their running max and sum kept in vectors,
+  //    no horizontal reduction per row;
+  //  * the weights are already p-major for weights·V (row i of P at p·kBlock + i): no packing of P.
+  constexpr Index kBlock = 64;  // queries and keys per tile: a multiple of NR and of W
+  static_assert(kBlock % NR == 0 && kBlock % W == 0, "tiles must start on a panel boundary");
+  const Index groups = (kBlock + MR - 1) / MR;  // MR-key groups of one key tile
+  const Index tiles = (T_k + kBlock - 1) / kBlock;
+  // Packed once, O(T_k·d) scratch: K as the rows of Kᵀ·Q (per tile, MR keys interleaved p-major) and V
+  // as the columns of weights·V (NR-wide panels).
+  std::vector<float> k_packed(static_cast<std::size_t>(tiles * groups * MR * d_k));
+  for (Index t = 0; t < tiles; ++t)
+    for (Index g = 0; g < groups; ++g) {
+      float* a = k_packed.data() + (t * groups + g) * MR * d_k;
+      for (Index r = 0; r < MR; ++r) {
+        const Index in_tile = g * MR + r, key = t * kBlock + in_tile;
+        const bool real = in_tile < kBlock && key < T_k;
+        for (Index p = 0; p < d_k; ++p) a[p * MR + r] = real ? K[key * d_k + p] : 0.0f;
+      }
+    }
   std::vector<float> v_packed(static_cast<std::size_t>(packed_size(T_k, d_v)));
-  pack_transposed(K, d_k, T_k, d_k, k_packed.data());
   pack(V, d_v, T_k, d_v, v_packed.data());
-  const Index k_panel = d_k * NR, v_panel = T_k * NR;
+  const Index v_panel = T_k * NR;
 
-  std::vector<float> tile(static_cast<std::size_t>(kBlock * kBlock)), scratch;
-  std::vector<float> acc(static_cast<std::size_t>(kBlock * d_v));
-  float running_max[kBlock], running_sum[kBlock];
+  std::vector<float> q_panels(static_cast<std::size_t>(packed_size(d_k, kBlock)));
+  std::vector<float> weights(static_cast<std::size_t>(kBlock * kBlock));  // keys × queries, row stride kBlock
+  std::vector<float> acc(static_cast<std::size_t>(kBlock * d_v));         // queries × d_v
+  alignas(16) float running_max[kBlock], running_sum[kBlock], correction[kBlock];
   for (Index q0 = 0; q0 < T_q; q0 += kBlock) {
     const Index nq = std::min(kBlock, T_q - q0);
-    std::fill(running_max, running_max + nq, kNegInf);
-    std::fill(running_sum, running_sum + nq, 0.0f);
+    const Index nq_padded = (nq + NR - 1) / NR * NR;  // whole panels; the padding queries are zero
+    pack_transposed(Q + q0 * d_k, d_k, nq, d_k, q_panels.data());
+    std::fill(running_max, running_max + kBlock, kNegInf);
+    std::fill(running_sum, running_sum + kBlock, 0.0f);
     std::fill(acc.begin(), acc.begin() + nq * d_v, 0.0f);
     // With a causal mask, keys after the block's last query are never seen.
     const Index k_end = causal ? std::min(T_k, q0 + nq) : T_k;
     for (Index k0 = 0; k0 < k_end; k0 += kBlock) {
       const Index nk = std::min(kBlock, k_end - k0);
-      float* s = tile.data();
-      compute(Q + q0 * d_k, d_k, k_packed.data() + (k0 / NR) * k_panel, k_panel, nq, nk, d_k, s, kBlock,
-              inv_divisor, false, scratch);
-      for (Index i = 0; i < nq; ++i) {
-        float* row = s + i * kBlock;
-        if (causal || key_padding)
-          for (Index j = 0; j < nk; ++j)
-            if ((causal && k0 + j > q0 + i) || (key_padding && key_padding[k0 + j])) row[j] = kNegInf;
-        const float block_max = row_max(row, nk);
-        if (block_max == kNegInf) {  // nothing visible in this tile for query i: it adds nothing
-          std::fill(row, row + nk, 0.0f);
-          continue;
+      float* s = weights.data();
+      // sᵀ (nk × nq_padded) = K[k0 .. k0+nk) · Q_blockᵀ · inv_divisor
+      const float* k_tile = k_packed.data() + (k0 / kBlock) * groups * MR * d_k;
+      for (Index j = 0; j < nk; j += MR)
+        dispatch<MR>(std::min<Index>(MR, nk - j), k_tile + (j / MR) * MR * d_k, MR, q_panels.data(), d_k * NR,
+                     nq_padded, d_k, s + j * kBlock, kBlock, inv_divisor, false);
+      if (causal || key_padding)
+        for (Index j = 0; j < nk; ++j)
+          for (Index i = 0; i < nq; ++i)
+            if ((causal && k0 + j > q0 + i) || (key_padding && key_padding[k0 + j])) s[j * kBlock + i] = kNegInf;
+      // Online softmax down the columns, W queries at a time: new max, rescale factor for what was summed
+      // under the old one (exp(-inf) = 0 for the first visible tile), exp and sum of this tile.
+      for (Index i = 0; i < nq_padded; i += W) {
+        vf tile_max = load(s + i);
+        for (Index j = 1; j < nk; ++j) tile_max = vmax(tile_max, load(s + j * kBlock + i));
+        const vf old_max = load(running_max + i), new_max = vmax(old_max, tile_max);
+        // A query that has seen no visible key yet keeps max -inf; shift by 0 there so exp(-inf) = 0.
+        const vf shift = finite_or_zero(new_max);
+        const vf rescale = vexp(old_max - shift);
+        vf sum0 = load(running_sum + i) * rescale, sum1{};
+        Index j = 0;
+        for (; j + 1 < nk; j += 2) {
+          const vf e0 = vexp(load(s + j * kBlock + i) - shift), e1 = vexp(load(s + (j + 1) * kBlock + i) - shift);
+          store(s + j * kBlock + i, e0);
+          store(s + (j + 1) * kBlock + i, e1);
+          sum0 += e0;
+          sum1 += e1;
         }
-        const float new_max = std::max(running_max[i], block_max);
-        // Rescale what was summed under the old maximum (exp(-inf) = 0 for the first visible tile).
-        const float correction = sexp(running_max[i] - new_max);
-        const float tile_sum = exp_shifted_sum(row, nk, new_max);
-        running_sum[i] = running_sum[i] * correction + tile_sum;
-        running_max[i] = new_max;
-        if (correction != 1.0f) {
-          float* a = acc.data() + i * d_v;
-          for (Index c = 0; c < d_v; ++c) a[c] *= correction;
+        if (j < nk) {
+          const vf e = vexp(load(s + j * kBlock + i) - shift);
+          store(s + j * kBlock + i, e);
+          sum0 += e;
         }
+        store(running_sum + i, sum0 + sum1);
+        store(running_max + i, new_max);
+        store(correction + i, rescale);
       }
-      // acc += P (nq×nk) · V[k0 .. k0+nk)
-      compute(s, kBlock, v_packed.data() + k0 * NR, v_panel, nq, d_v, nk, acc.data(), d_v, 1.0f, true, scratch);
+      for (Index i = 0; i < nq; ++i)
+        if (correction[i] != 1.0f) {
+          float* a = acc.data() + i * d_v;
+          for (Index c = 0; c < d_v; ++c) a[c] *= correction[i];
+        }
+      // acc (nq × d_v) += P (nq × nk) · V[k0 .. k0+nk), P read straight from the key-major tile.
+      for (Index i = 0; i < nq; i += MR)
+        dispatch<MR>(std::min<Index>(MR, nq - i), s + i, kBlock, v_packed.data() + k0 * NR, v_panel, d_v, nk,
+                     acc.data() + i * d_v, d_v, 1.0f, true);
     }
     for (Index i = 0; i < nq; ++i) {
       float* o = out + (q0 + i) * d_v;

@@ -89,6 +89,27 @@ test('parameter-free attention, masks, softmax and multi-head', () => {
   m.output.data.forEach((v, i) => assert.ok(Math.abs(v - 2 * single[i]) < 1e-5));
 });
 
+test('attentionOutput (the SIMD online-softmax kernel) equals the full path across tile edges and masks', () => {
+  // The kernel works in 64×64 tiles with f32x4 vectors; sizes straddle both, masks hide whole tiles.
+  let state = 7;
+  const rand = () => ((state = (state * 1664525 + 1013904223) >>> 0) / 2 ** 32) * 4 - 2;
+  const matrix = (rows, cols) => ({ rows, cols, data: Float32Array.from({ length: rows * cols }, rand) });
+  for (const [T, d, dk] of [[1, 3, 2], [5, 4, 3], [63, 8, 8], [64, 6, 5], [65, 8, 16], [130, 5, 7]]) {
+    const X = matrix(T, d);
+    const head = { Wq: matrix(d, dk), Wk: matrix(d, dk), Wv: matrix(d, dk) };
+    const padding = Array.from({ length: T }, (_, j) => T > 1 && (j % 3 === 1 || (j >= 64 && j < 128)));
+    for (const options of [{}, { score: 'dot' }, { score: 'cosine' }, { causal: true }, { keyPadding: padding },
+      { causal: true, keyPadding: padding, temperature: 0.5 }]) {
+      const full = core.attention(X, head, options);
+      const streamed = core.attentionOutput(full.Q, full.K, full.V, options);
+      const what = `T=${T} d_k=${dk} ${JSON.stringify({ ...options, keyPadding: options.keyPadding && 'every 3rd + 64..127' })}`;
+      assert.deepEqual([streamed.rows, streamed.cols], [T, dk], what);
+      streamed.data.forEach((v, i) =>
+        assert.ok(Math.abs(v - full.output.data[i]) <= 1e-5, `${what}: [${i}] ${v} vs ${full.output.data[i]}`));
+    }
+  }
+});
+
 test('errors arrive as AttentionError with the core message', () => {
   const throwsWith = (fn, pattern) => assert.throws(fn, (e) => e instanceof api.AttentionError && pattern.test(e.message), String(pattern));
   throwsWith(() => core.attention([[1, 2, 3]], seed003), /W_Q is 4×3 but must be 3×d_out/);
