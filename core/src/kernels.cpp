@@ -364,7 +364,7 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
         // A query that has seen no visible key yet keeps max -inf; shift by 0 there so exp(-inf) = 0.
         const vf shift = finite_or_zero(new_max);
         const vf rescale = vexp(old_max - shift);
-        vf sum0 = load(running_sum + i) * rescale, sum1{};
+        vf sum0{}, sum1{};  // this tile's sum, added to the running one once: less rounding than one long sum
         Index j = 0;
         for (; j + 1 < nk; j += 2) {
           const vf e0 = vexp(load(s + j * kBlock + i) - shift), e1 = vexp(load(s + (j + 1) * kBlock + i) - shift);
@@ -378,7 +378,7 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
           store(s + j * kBlock + i, e);
           sum0 += e;
         }
-        store(running_sum + i, sum0 + sum1);
+        store(running_sum + i, load(running_sum + i) * rescale + (sum0 + sum1));
         store(running_max + i, new_max);
         store(correction + i, rescale);
       }
