@@ -1,5 +1,6 @@
 // The page in headless Debian chromium (flags as tests/web/page.test.mjs): time from navigation to the
-// first drawn heatmap (in a fresh browser context, and in a tab already open with the HTTP cache off), and the recompute + redraw time per keystroke for sentences of T = 16, 64,
+// first drawn heatmap (in a fresh browser context; in a tab already open with the HTTP cache off; and on
+// a revisit, the HTTP cache on), and the recompute + redraw time per keystroke for sentences of T = 16, 64,
 // 128 tokens. Needs build/site (bash scripts/build.sh). Usage: node bench/browser.mjs [--smoke]
 import { access } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -69,23 +70,29 @@ try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     return { context, page: await context.newPage() };
   };
+  // Revisit: a reader coming back, the HTTP cache on. serve.mjs, like a static host, answers an unchanged
+  // file with 304, so the files come from the cache (and the core's compiled code with them).
   const warmContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const warmPage = await warmContext.newPage();
   const cdp = await warmContext.newCDPSession(warmPage);
   await cdp.send('Network.enable');
   await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  for (const kind of ['cold', 'warm']) {
-    for (let i = 0; i < NAVIGATIONS + (kind === 'warm' ? 1 : 0); i++) {
-      const { context, page } = kind === 'cold' ? await cold() : { context: null, page: warmPage };
+  const revisitContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const revisitPage = await revisitContext.newPage();
+  for (const kind of ['cold', 'warm', 'revisit']) {
+    const again = kind !== 'cold';
+    for (let i = 0; i < NAVIGATIONS + (again ? 1 : 0); i++) {
+      const { context, page } = again ? { context: null, page: kind === 'warm' ? warmPage : revisitPage } : await cold();
       const t = await firstHeatmap(page, `${url}?load=${i}`);
-      // The warm tab's first load is a cold one; keep only the later ones.
-      if (kind === 'warm' && i === 0) continue;
+      // The warm tab's (and the revisits') first load is a cold one; keep only the later ones.
+      if (again && i === 0) continue;
       if (t.error) process.stderr.write(`  chromium   ${kind} navigation ${i}: no heatmap painted (${t.error}); page shows ${JSON.stringify(t.text)}\n`);
       out.navigations.push({ kind, ...t });
       await context?.close();
     }
   }
   await warmContext.close();
+  await revisitContext.close();
   // Keystrokes: the sentence holds T tokens; each "keystroke" appends a letter to the last word (the
   // token count stays T) and fires the input event the page listens to. The page recomputes and redraws
   // synchronously in that handler; `sync_ms` ends after a forced style + layout, `frame_ms` after the next
@@ -129,10 +136,10 @@ try {
     process.stderr.write(`  chromium   keystroke T=${T}: ${median(r.sync).toFixed(2)} ms sync, ${median(r.frame).toFixed(2)} ms to next frame, ${r.cells} cells in the window${r.message ? ` (page says: ${r.message})` : ''}\n`);
   }
   await context.close();
-  for (const kind of ['cold', 'warm']) {
+  for (const kind of ['cold', 'warm', 'revisit']) {
     const ok = out.navigations.filter((n) => n.kind === kind && !n.error);
     const cell = ok.length ? median(ok.map((n) => n.cell_ms)) : NaN, frame = ok.length ? median(ok.map((n) => n.frame_ms)) : NaN;
-    const key = kind === 'cold' ? 'first_heatmap' : 'first_heatmap_warm';
+    const key = kind === 'cold' ? 'first_heatmap' : `first_heatmap_${kind}`;
     out[`${key}_ms`] = cell;
     out[`${key}_frame_ms`] = frame;
     process.stderr.write(`  chromium   ${kind} navigation → first heatmap drawn ${cell.toFixed(1)} ms, its frame at ${frame.toFixed(1)} ms (median of ${ok.length} of ${NAVIGATIONS})\n`);

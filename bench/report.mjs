@@ -158,7 +158,8 @@ if (b) {
   const loads = (kind) => b.navigations.filter((n) => (n.kind ?? 'cold') === kind);
   const count = (kind) => `median of ${loads(kind).filter((n) => !n.error).length} loads${loads(kind).some((n) => n.error) ? `; ${loads(kind).filter((n) => n.error).length} timed out` : ''}`;
   lines.push(`Headless chromium ${b.version}: navigation → first heatmap drawn ${b.first_heatmap_ms.toFixed(0)} ms (its frame begins at ${b.first_heatmap_frame_ms.toFixed(0)} ms) in a fresh browser context (${count('cold')})` +
-    (b.first_heatmap_warm_ms != null ? `; ${b.first_heatmap_warm_ms.toFixed(0)} ms (frame ${b.first_heatmap_warm_frame_ms.toFixed(0)} ms) in a tab already open, HTTP cache off (${count('warm')}).` : '.'), '');
+    (b.first_heatmap_warm_ms != null ? `; ${b.first_heatmap_warm_ms.toFixed(0)} ms (frame ${b.first_heatmap_warm_frame_ms.toFixed(0)} ms) in a tab already open, HTTP cache off (${count('warm')})` : '') +
+    (b.first_heatmap_revisit_ms != null ? `; ${b.first_heatmap_revisit_ms.toFixed(0)} ms (frame ${b.first_heatmap_revisit_frame_ms.toFixed(0)} ms) on a revisit, HTTP cache on, files revalidated (${count('revisit')})` : '') + '.', '');
   table(['keystroke at T', 'recompute + redraw (sync, to layout)', 'to next frame', 'cells drawn', 'page says'],
     b.keystrokes.map((k) => [k.T, `${k.sync_ms.toFixed(1)} ms`, `${k.frame_ms.toFixed(1)} ms`, k.cells, k.message || '']));
 }

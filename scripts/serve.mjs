@@ -60,11 +60,19 @@ export function startServer(root = 'build/site', port = 8080) {
       return send(res, 404, 'Not found\n');
     }
     if (!info.isFile()) return send(res, 404, 'Not found\n');
+    // no-cache: the browser asks again on every load, so a rebuilt file shows at once; the validator
+    // lets an unchanged one come back as 304 and be reused from the cache (with the wasm the browser
+    // compiled from it), as a static host would do.
+    const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+    const headers = { 'Cache-Control': 'no-cache', ETag: etag, 'X-Content-Type-Options': 'nosniff' };
+    if (req.headers['if-none-match']?.split(/\s*,\s*/).includes(etag)) {
+      res.writeHead(304, headers);
+      return res.end();
+    }
     res.writeHead(200, {
+      ...headers,
       'Content-Type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream',
       'Content-Length': info.size,
-      'Cache-Control': 'no-cache',
-      'X-Content-Type-Options': 'nosniff',
     });
     if (req.method === 'HEAD') return res.end();
     createReadStream(file).on('error', () => res.destroy()).pipe(res);
