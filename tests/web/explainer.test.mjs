@@ -373,3 +373,84 @@ test('phone width: the explainer fits (no page-wide horizontal scroll) and the R
     await page.close();
   }
 });
+
+/** The query and key vectors table (step "vectors", on screen): where its cells are, against its scroll box and the viewport. */
+const neuronLayout = async (page) => {
+  await onScreen(page, 'vectors');
+  return page.evaluate(() => {
+    const table = document.querySelector('#vectors table[data-name="neuron"]');
+    const wrap = table.parentElement;
+    const box = (el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, right: r.right, top: r.top, width: r.width, height: r.height, visible: el.checkVisibility() };
+    };
+    const rows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => ({ ...box(c), text: c.textContent, value: c.dataset.value })));
+    return {
+      viewport: document.documentElement.clientWidth, display: getComputedStyle(table).display,
+      wrap: { ...box(wrap), clientWidth: wrap.clientWidth, scrollWidth: wrap.scrollWidth }, tableScrollWidth: table.scrollWidth,
+      head: [...table.querySelectorAll('thead th')].map((th) => ({ ...box(th), text: th.textContent })),
+      rows, sparks: [...table.querySelectorAll('svg.vbars')].map(box),
+    };
+  });
+};
+
+for (const width of [390, 320]) {
+  test(`phone width ${width}px: the query/key table fits its box, score and weight on screen, still a table to assistive tech`, async () => {
+    const { page, problems } = await open('', width);
+    try {
+      const t = await neuronLayout(page);
+      assert.ok(t.tableScrollWidth <= t.wrap.clientWidth + 1, `table ${t.tableScrollWidth}px wide in a ${t.wrap.clientWidth}px box`);
+      assert.ok(t.wrap.scrollWidth <= t.wrap.clientWidth + 1, `the box scrolls sideways by ${t.wrap.scrollWidth - t.wrap.clientWidth}px`);
+      assert.equal(t.rows.length, 7);
+      const inside = (c, where) => {
+        assert.ok(c.visible && c.width > 0 && c.height > 0, `${where}: not shown`);
+        assert.ok(c.left >= t.wrap.left - 1 && c.right <= t.wrap.right + 1 && c.right <= t.viewport, `${where}: ${c.left}–${c.right}px, box ${t.wrap.left}–${t.wrap.right}px`);
+      };
+      t.head.forEach((c) => inside(c, `header “${c.text}”`));
+      assert.equal(t.head.length, 6);
+      t.rows.forEach((cells, j) => {
+        assert.equal(cells.length, 6, `row ${j}: cells`);
+        cells.forEach((c, k) => inside(c, `row ${j} cell ${k}`));
+        // Score, scaled and weight: numbers shown in full.
+        for (const c of cells.slice(3)) assert.match(c.text, /^−?\d+(\.\d+)?$/, `row ${j}: “${c.text}”`);
+      });
+      assert.equal(t.sparks.length, 14);
+      t.sparks.forEach((s, k) => inside(s, `sparkline ${k}`));
+      // Whatever the layout, the browser still exposes a table: column and row headers and cells.
+      const cdp = await page.context().newCDPSession(page);
+      const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+      const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+      const table = nodes.find((n) => n.role?.value === 'table' && /Keys for the query/.test(n.name?.value ?? ''));
+      assert.ok(table, 'an accessible table named by its caption');
+      const roles = {};
+      const count = (n) => {
+        if (!n.ignored) roles[n.role?.value] = (roles[n.role?.value] ?? 0) + 1;
+        for (const c of n.childIds ?? []) if (byId.has(c)) count(byId.get(c));
+      };
+      count(table);
+      assert.ok(roles.row === 8 && roles.columnheader === 6 && roles.rowheader === 7 && roles.cell === 35, `roles in the table: ${JSON.stringify(roles)}`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  });
+}
+
+test('desktop width: the query/key table keeps one line per key', async () => {
+  const { page, problems } = await open('', 1280);
+  try {
+    const t = await neuronLayout(page);
+    assert.equal(t.display, 'table');
+    assert.ok(t.wrap.scrollWidth <= t.wrap.clientWidth + 1);
+    t.rows.forEach((cells, j) => {
+      const mid = (c) => c.top + c.height / 2;
+      cells.forEach((c, k) => assert.ok(Math.abs(mid(c) - mid(cells[0])) <= 1, `row ${j} cell ${k} off its row`));
+      for (let k = 1; k < cells.length; k++) assert.ok(cells[k].left >= cells[k - 1].right - 1, `row ${j}: cell ${k} left of cell ${k - 1}`);
+    });
+    // Header cells over their columns.
+    t.head.forEach((c, k) => assert.ok(Math.abs(c.left - t.rows[0][k].left) <= 1 && Math.abs(c.right - t.rows[0][k].right) <= 1, `header ${k} (“${c.text}”) not over its column`));
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

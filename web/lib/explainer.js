@@ -672,11 +672,15 @@ export class Explainer {
     const keys = this.#keys(r);
     if (!this.vectorsUI) {
       const ui = (this.vectorsUI = {
-        intro: h('p'), qName: h('strong'), q: vectorBars(), caption: h('caption'), kHead: h('th', { scope: 'col' }), body: h('tbody'), rows: [],
+        intro: h('p'), qName: h('strong'), q: vectorBars(), caption: h('caption'), kHead: h('th', { scope: 'col', role: 'columnheader' }), body: h('tbody', { role: 'rowgroup' }), rows: [],
       });
+      // On a narrow screen the stylesheet lays each key out on three lines of a grid (numbers, k, q∘k;
+      // table.neuron in style.css). It stays this table: the roles repeat the elements' own, for
+      // browsers that drop a table's semantics when its display changes.
       this.els.vectors.replaceChildren(ui.intro, h('div', { class: 'qrow' }, ui.qName, ui.q),
-        h('div', { class: 'matrix-wrap' }, h('table', { class: 'matrix neuron', 'data-name': 'neuron' }, ui.caption,
-          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'key'), ui.kHead, ...['q∘k', 'q·k', 'scaled', 'weight'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('div', { class: 'matrix-wrap neuron-wrap' }, h('table', { class: 'matrix neuron', 'data-name': 'neuron', role: 'table' }, ui.caption,
+          h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' }, h('th', { scope: 'col', role: 'columnheader' }, 'key'), ui.kHead,
+            ...['q∘k', 'q·k', 'scaled', 'weight'].map((t) => h('th', { scope: 'col', role: 'columnheader' }, t)))),
           ui.body)));
     }
     const ui = this.vectorsUI;
@@ -687,9 +691,10 @@ export class Explainer {
     ui.caption.textContent = `Keys for the query “${labels[i]}”`;
     ui.kHead.textContent = `k (${dk} numbers)`;
     while (ui.rows.length < keys.length) {
-      const row = { th: h('th', { scope: 'row' }), k: vectorBars(), p: vectorBars(), score: h('td', { class: 'num' }), scaled: h('td', { class: 'num' }), wText: h('span'), bar: weightBar() };
-      row.weight = h('td', { class: 'num weight' }, row.wText, row.bar);
-      row.tr = h('tr', {}, row.th, h('td', {}, row.k), h('td', {}, row.p), row.score, row.scaled, row.weight);
+      const cell = (cls, ...kids) => h('td', { class: cls, role: 'cell' }, ...kids);
+      const row = { th: h('th', { scope: 'row', role: 'rowheader' }), k: vectorBars(), p: vectorBars(), score: cell('num'), scaled: cell('num'), wText: h('span'), bar: weightBar() };
+      row.weight = cell('num weight', h('span', { class: 'wcell' }, row.wText, row.bar));
+      row.tr = h('tr', { role: 'row' }, row.th, cell('spark k', row.k), cell('spark qk', row.p), row.score, row.scaled, row.weight);
       ui.body.append(row.tr);
       ui.rows.push(row);
     }
@@ -816,7 +821,8 @@ function legendBox(max) {
  */
 function vectorBars(svg, values, maxAbs, label) {
   if (!svg) {
-    svg = svgEl('svg', { class: 'vbars', role: 'img' });
+    // preserveAspectRatio none: where the stylesheet narrows it (a phone), the bars get thinner, not shorter.
+    svg = svgEl('svg', { class: 'vbars', role: 'img', preserveAspectRatio: 'none' });
     svgEl('line', { class: 'zero' }, svg);
     svgEl('path', { class: 'pos' }, svg);
     svgEl('path', { class: 'neg' }, svg);
@@ -839,7 +845,7 @@ function vectorBars(svg, values, maxAbs, label) {
 /** A weight as a bar (0–1 of its width): weightBar() makes one, weightBar(svg, f) sets it. */
 function weightBar(svg, f) {
   if (!svg) {
-    svg = svgEl('svg', { class: 'wbar', width: 80, height: 10, viewBox: '0 0 80 10', 'aria-hidden': 'true' });
+    svg = svgEl('svg', { class: 'wbar', width: 80, height: 10, viewBox: '0 0 80 10', preserveAspectRatio: 'none', 'aria-hidden': 'true' });
     svgEl('rect', { x: 0, y: 1, height: 8 }, svg);
     return svg;
   }
