@@ -364,8 +364,11 @@ test('by hand: column convention, shortcuts beside exact values, editable cells,
 test('phone width: the explainer fits (no page-wide horizontal scroll) and the RNN note is there', async () => {
   const { page, problems } = await open('', 390);
   try {
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 1, `page scrolls sideways by ${overflow}px`);
+    for (const width of [390, 320]) {
+      await page.setViewportSize({ width, height: 900 });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.ok(overflow <= 1, `${width}px: page scrolls sideways by ${overflow}px`);
+    }
     assert.match(await page.textContent('#rnn'), /C\(i\)/);
     assert.ok(await page.locator('#rnn math').count() >= 4);
     assert.deepEqual(problems, []);
