@@ -158,7 +158,7 @@ test('examples page, strict CSP: three widgets draw the core\'s numbers from one
 
     assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, 'one wasm fetch for three widgets');
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, 'one vectors fetch for three widgets');
-    assert.ok(requests.every((p) => !p.startsWith('/widget/') || /^\/widget\/(attention-widget\.js|shared-\w+\.js|attention_wasm\.wasm|vectors\.bin)$/.test(p)), requests.join(' '));
+    assert.ok(requests.every((p) => !p.startsWith('/widget/') || /^\/widget\/(attention-widget\.js|attention_wasm\.wasm|vectors\.bin)$/.test(p)), requests.join(' '));
     // The word vectors are fetched after the first paint.
     const timing = await page.evaluate(() => ({
       paint: performance.getEntriesByType('paint').find((e) => e.name === 'first-paint')?.startTime,
@@ -622,6 +622,32 @@ test('works under a header CSP without \'unsafe-inline\' styles too (constructed
       const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`#fig-heads ${button}`).click()]);
       assert.ok((await readFile(await download.path())).length > 100, button);
     }
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the widget folder\'s compute module (attention-figure/core) works on its own, one file and its wasm', async () => {
+  // Under the example page's strict CSP: import attention.js by URL, compute, compare with node's core.
+  const { page, problems, requests } = await open('examples/index.html');
+  try {
+    await widgetsDrawn(page);
+    const before = requests.length;
+    const got = await page.evaluate(async () => {
+      const { loadAttention } = await import(new URL('../widget/attention.js', location.href).href);
+      const core = await loadAttention();
+      const r = core.attention([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
+        { Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], Wk: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+          Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]] });
+      return Array.from(r.output.data);
+    });
+    const want = core.attention([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
+      { Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], Wk: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+        Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]] }).output.data;
+    got.forEach((v, i) => near(v, want[i], `output[${i}]`));
+    // Only the module itself (and the wasm, from the cache or again) was fetched: no shared chunk.
+    assert.deepEqual([...new Set(requests.slice(before))].filter((p) => !p.endsWith('/attention_wasm.wasm')), ['/widget/attention.js']);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
