@@ -634,17 +634,15 @@ test('the widget folder\'s compute module (attention-figure/core) works on its o
   try {
     await widgetsDrawn(page);
     const before = requests.length;
-    const got = await page.evaluate(async () => {
+    // Seed 003's worked example (../shared/SOURCES.md).
+    const X = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]];
+    const head = { Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], Wk: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+      Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]] };
+    const got = await page.evaluate(async ({ X, head }) => {
       const { loadAttention } = await import(new URL('../widget/attention.js', location.href).href);
-      const core = await loadAttention();
-      const r = core.attention([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
-        { Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], Wk: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
-          Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]] });
-      return Array.from(r.output.data);
-    });
-    const want = core.attention([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
-      { Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], Wk: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
-        Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]] }).output.data;
+      return Array.from((await loadAttention()).attention(X, head).output.data);
+    }, { X, head });
+    const want = core.attention(X, head).output.data;
     got.forEach((v, i) => near(v, want[i], `output[${i}]`));
     // Only the module itself (and the wasm, from the cache or again) was fetched: no shared chunk.
     assert.deepEqual([...new Set(requests.slice(before))].filter((p) => !p.endsWith('/attention_wasm.wasm')), ['/widget/attention.js']);
