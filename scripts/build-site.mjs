@@ -154,7 +154,7 @@ for (const [name, raw, gz] of rows) console.log(`  ${name.padEnd(width)}  ${kb(r
 const sum = (pick) => rows.filter(([n]) => pick(n)).reduce((a, [, raw, gz]) => [a[0] + raw, a[1] + gz], [0, 0]);
 const total = sum((n) => !n.includes('/'));
 console.log(`  ${'page total'.padEnd(width)}  ${kb(total[0]).padStart(10)}  gzip ${kb(total[1]).padStart(10)}`);
-// The widget's payload before the word vectors: its JS (entry + shared chunk) and the wasm. The
+// The widget's payload before the word vectors: its one JS file and the wasm. The
 // model's module is not part of it: it is fetched only when a reader (or source="model") asks for it.
 const onDemand = (n) => n.includes('attention_model_wasm');
 const payload = sum((n) => n.startsWith('widget/') && !onDemand(n) && (n.endsWith('.js') && n !== 'widget/attention.js' || n.endsWith('.wasm')));
