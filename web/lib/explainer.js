@@ -33,6 +33,8 @@ const MODES = { free: 'parameter-free (Q = K = V = X)', identity: 'identity', xa
 
 const asMatrix = (rows) => ({ rows: rows.length, cols: rows[0].length, data: Float32Array.from(rows.flat()) });
 const rowOf = (mat, r) => ({ rows: 1, cols: mat.cols, data: mat.data.slice(r * mat.cols, (r + 1) * mat.cols) });
+const asRow = (v) => ({ rows: 1, cols: v.length, data: v });  // a vector (a bias) as a 1×n matrix
+const dimLabels = (d) => Array.from({ length: d }, (_, k) => `d${k + 1}`);  // d1 … d_d
 const toStrings = (mat) => Array.from({ length: mat.rows }, (_, r) => Array.from(mat.data.subarray(r * mat.cols, (r + 1) * mat.cols), (v) => String(Number(v.toFixed(4)))));
 
 export class Explainer {
@@ -492,7 +494,7 @@ export class Explainer {
   // 1. Inputs.
   #drawInputs(r) {
     const { s, i, labels, table } = this.#common(r);
-    const colLabels = Array.from({ length: r.d }, (_, k) => `d${k + 1}`);
+    const colLabels = dimLabels(r.d);
     if (r.model) {
       const L = r.model.layer + 1;
       morph(this.els.s1, [
@@ -528,10 +530,9 @@ export class Explainer {
       morph(el, [intro, eq, h('p', { class: 'muted' }, 'Reading the learnt weights from the core…'), hint]);
       return;
     }
-    const w = weights.heads[head], rowLabels = Array.from({ length: r.d }, (_, k) => `d${k + 1}`);
-    const vector = (v) => ({ rows: 1, cols: v.length, data: v });
+    const w = weights.heads[head], rowLabels = dimLabels(r.d);
     const block = (name, label, W, b) => h('div', { class: 'editor' },
-      table(vector(b), { caption: `b_${label} (1×${b.length})`, name: `b_${label}`, rowLabels: ['b'] }),
+      table(asRow(b), { caption: `b_${label} (1×${b.length})`, name: `b_${label}`, rowLabels: ['b'] }),
       table(W, { caption: `W_${label} (d_model × d_k = ${W.rows}×${W.cols})`, name, rowLabels }));
     // Why b_K is all but zero: it adds q_i·b_K to every score of query i alike, which the softmax cancels.
     const why = h('p', { class: 'muted' }, 'b_K stays close to 0, where training started it: it adds the same q_i · b_K to all of query i’s scores, which the softmax cancels, so its gradient is zero (up to rounding).');
@@ -779,7 +780,7 @@ export class Explainer {
         h('p', {}, `The heads’ outputs side by side (concat), mixed by layer ${L}’s learnt W_O and shifted by its b_O; the residual connection then adds the result to the stream x.`),
         this.#table(concat, { limit, caption: `concat (T × h·d_k = ${concat.rows}×${concat.cols})`, name: 'concat', rowLabels: labels }),
         w ? this.#table(w.Wo, { limit, caption: `W_O (h·d_k × d_model = ${w.Wo.rows}×${w.Wo.cols}, learnt)`, name: 'Wo' }) : h('p', { class: 'muted' }, 'Reading W_O from the core…'),
-        w ? this.#table({ rows: 1, cols: w.bo.length, data: w.bo }, { limit, caption: `b_O (1×${w.bo.length})`, name: 'b_O', rowLabels: ['b'] }) : null,
+        w ? this.#table(asRow(w.bo), { limit, caption: `b_O (1×${w.bo.length})`, name: 'b_O', rowLabels: ['b'] }) : null,
         this.#table(out, { limit, caption: `output = concat · W_O + b_O (${out.rows}×${out.cols})`, name: 'mh-output', rowLabels: labels }),
         this.#table(after, { limit, caption: `x + output: the stream after layer ${L}’s attention (${after.rows}×${after.cols})`, name: 'after-attention', rowLabels: labels })]);
       return;
