@@ -13,7 +13,7 @@ export type MatrixInput = Matrix | ArrayLike<number>[];
 export type Score = 'dot' | 'scaled_dot' | 'cosine' | 'additive';
 
 export interface AttentionOptions {
-  /** How queries meet keys; default 'scaled_dot' (parameterFree ignores it: always dot / constant). */
+  /** How queries meet keys; default 'scaled_dot' (parameterFree: 'dot' / constant by default, or 'cosine'). */
   score?: Score;
   /** softmax(scores / temperature); default 1, must be > 0. */
   temperature?: number;
@@ -154,7 +154,10 @@ export class AttentionError extends Error {}
 export interface AttentionCore {
   softmax(logits: MatrixInput, options?: { axis?: 'rows' | 'columns'; temperature?: number }): Matrix;
   tokenize(text: string): string[];
-  /** Seed 000's equation I: softmax(X Xᵀ / constant) X. Q = K = V = X. */
+  /**
+   * Seed 000's equation I: softmax(X Xᵀ / constant) X. Q = K = V = X. score 'dot' (default) or
+   * 'cosine' (softmax(cos(x_i, x_j) / constant) X).
+   */
   parameterFree(X: MatrixInput, constant: number, options?: AttentionOptions): AttentionSteps;
   /** Row convention (PyTorch): X is T × d_model, Q = X Wq + bq … */
   attention(X: MatrixInput, weights: HeadWeights, options?: AttentionOptions): AttentionSteps;
@@ -164,6 +167,13 @@ export interface AttentionCore {
             options?: AttentionOptions): MultiHeadResult;
   /** The terms behind query i's row: products row j = q_i∘k_j (sums to the dot score), weighted row j = α(i,j)·v_j (rows sum to output i). */
   queryTerms(steps: Pick<AttentionSteps, 'Q' | 'K' | 'V' | 'weights'>, query: number): { products: Matrix; weighted: Matrix };
+  /** output = weights · V for weights of your own (T_q × T_k; e.g. softmax(scaled, { axis: 'columns' })) and values V (T_k × d_v). */
+  weightedSum(weights: MatrixInput, V: MatrixInput): Matrix;
+  /**
+   * The by-hand softmax written out: powers = 3^logits entry by entry, sums = each row's (axis 'rows',
+   * default) or each column's sum of powers; softmax with 3^x = powers / sums.
+   */
+  softmaxBase3Terms(logits: MatrixInput, options?: { axis?: 'rows' | 'columns' }): { powers: Matrix; sums: Float32Array };
   /**
    * Output only, softmax(score(Q, K) / temperature)·V, by the streaming (online) softmax: O(T·d) scratch
    * instead of the T×T weights, so T = 4096 fits. Q, K: T×d_k, V: T×d_v (given, no projections).

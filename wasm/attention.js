@@ -208,6 +208,13 @@ function wrap(raw) {
       const { Q, K, V, weights } = steps;
       return checked(raw.queryTerms({ Q: asMatrix(Q, 'Q'), K: asMatrix(K, 'K'), V: asMatrix(V, 'V'), weights: asMatrix(weights, 'weights') }, query));
     },
+    weightedSum(weights, V) {
+      return checked(raw.weightedSum(asMatrix(weights, 'weights'), asMatrix(V, 'V')));
+    },
+    softmaxBase3Terms(logits, { axis = 'rows' } = {}) {
+      if (axis !== 'rows' && axis !== 'columns') throw new AttentionError(`axis must be 'rows' or 'columns', got ${JSON.stringify(axis)}`);
+      return checked(raw.softmaxBase3Terms(asMatrix(logits, 'logits'), axis === 'columns'));
+    },
     attentionOutput(Q, K, V, options) {
       return checked(raw.attentionOutput(asMatrix(Q, 'Q'), asMatrix(K, 'K'), asMatrix(V, 'V'), asOptions(options)));
     },

@@ -182,6 +182,21 @@ val multi_head_js(val X, val weights, val options) {
   });
 }
 
+val weighted_sum_js(val weights, val V) {
+  return guarded([&] { return to_js(weighted_sum(to_matrix(weights, "weights"), to_matrix(V, "V"))); });
+}
+
+val softmax_base3_terms_js(val logits, bool by_columns) {
+  return guarded([&] {
+    const Base3Terms t = softmax_base3_terms(to_matrix(logits, "logits"), by_columns ? Axis::Columns : Axis::Rows);
+    val out = val::object();
+    out.set("powers", to_js(t.powers));
+    out.set("sums", val::global("Float32Array")
+                        .new_(emscripten::typed_memory_view(static_cast<std::size_t>(t.sums.size()), t.sums.data())));
+    return out;
+  });
+}
+
 const char* lookup_name(Lookup lookup) {
   switch (lookup) {
     case Lookup::Known: return "known";
@@ -387,6 +402,8 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("multiHead", &multi_head_js);
   emscripten::function("attentionOutput", &attention_output_js);
   emscripten::function("queryTerms", &query_terms_js);
+  emscripten::function("weightedSum", &weighted_sum_js);
+  emscripten::function("softmaxBase3Terms", &softmax_base3_terms_js);
   emscripten::class_<WordVectorsHandle>("WordVectors")
       .constructor<>()
       .function("load", &WordVectorsHandle::load)

@@ -114,8 +114,8 @@ float scale_for(const AttentionOptions& o, Index d_k) {
 AttentionSteps parameter_free_attention(const Matrix& X, float constant, const AttentionOptions& options) {
   require_sequence(X, "T tokens × d features");
   require_options(options);
-  if (options.score != Score::Dot)
-    throw AttentionError("parameter-free attention scores with the plain dot product x_i·x_j; set score to Dot");
+  if (options.score != Score::Dot && options.score != Score::Cosine)
+    throw AttentionError("parameter-free attention scores with the plain dot product x_i·x_j (or its cosine); set score to Dot or Cosine");
   if (!(constant > 0) || !std::isfinite(constant)) {
     std::ostringstream s;
     s << "the constant c in softmax(X·Xᵀ / c) must be a finite number > 0, got " << constant;
@@ -178,6 +178,24 @@ QueryTerms query_terms(const Matrix& Q, const Matrix& K, const Matrix& V, const 
   // α(i, j)·v_j for every key j: V with row j scaled by the weight key j got.
   terms.weighted = V.array().colwise() * weights.row(query).transpose().array();  // T_k × d_v
   return terms;
+}
+
+Matrix weighted_sum(const Matrix& weights, const Matrix& V) {
+  if (weights.cols() != V.rows() || weights.size() == 0 || V.size() == 0) {
+    std::ostringstream s;
+    s << "weighted sum: weights " << shape_of(weights) << " · V " << shape_of(V)
+      << " needs one row of V per column of the weights, and neither empty";
+    throw AttentionError(s.str());
+  }
+  require_finite(weights, "weights");
+  require_finite(V, "V");
+  Matrix out;  // T_q × d_v: row i = Σ_j weights(i, j)·v_j
+  if constexpr (kernels::kUseForWeightsV)
+    out = kernels::multiply(weights, V);  // wasm: see kernels.hpp
+  else
+    out = weights * V;
+  require_no_overflow(out, "the weighted sum weights·V");
+  return out;
 }
 
 AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w, const AttentionOptions& options) {

@@ -107,4 +107,19 @@ Matrix softmax_base3(const Matrix& logits, Axis axis) {
   return powers;
 }
 
+Base3Terms softmax_base3_terms(const Matrix& logits, Axis axis) {
+  require_logits(logits);
+  Base3Terms t;
+  t.powers = logits.unaryExpr([](float x) { return std::pow(3.0f, x); });  // 3^-inf = 0: masked
+  for (Index r = 0; r < t.powers.rows(); ++r)
+    for (Index c = 0; c < t.powers.cols(); ++c)
+      if (!std::isfinite(t.powers(r, c))) {
+        std::ostringstream s;
+        s << "3^" << logits(r, c) << " overflows float; the worksheet's powers are for its small integer scores";
+        throw AttentionError(s.str());
+      }
+  t.sums = axis == Axis::Rows ? Vector(t.powers.rowwise().sum()) : Vector(t.powers.colwise().sum().transpose());
+  return t;
+}
+
 }  // namespace attn

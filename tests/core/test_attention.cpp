@@ -50,7 +50,10 @@ TEST_CASE("seed 003: the article's rounded weights give its printed outputs", "[
   // The article shows the weights to one decimal (0.0634 appears as 0.0) and sums with those.
   const Matrix printed = rows({{0.0f, 0.5f, 0.5f}, {0.0f, 1.0f, 0.0f}, {0.0f, 0.9f, 0.1f}});
   REQUIRE((s.weights - printed).cwiseAbs().maxCoeff() < 0.07f);
-  require_close(printed * s.V, rows({{2.0f, 7.0f, 1.5f}, {2.0f, 8.0f, 0.0f}, {2.0f, 7.8f, 0.3f}}), 1e-5f);
+  require_close(weighted_sum(printed, s.V), rows({{2.0f, 7.0f, 1.5f}, {2.0f, 8.0f, 0.0f}, {2.0f, 7.8f, 0.3f}}), 1e-5f);
+  // The weighted sum with the exact weights is the output itself.
+  require_close(weighted_sum(s.weights, s.V), s.output, 1e-6f);
+  REQUIRE_THROWS_WITH(weighted_sum(printed, s.V.topRows(2)), Contains("needs one row of V per column of the weights"));
 }
 
 TEST_CASE("seed 003 scaled by √3", "[attention][seed003]") {
@@ -189,4 +192,27 @@ TEST_CASE("query terms: q∘k rows sum to the scores, α·v rows sum to the outp
   require_close(t.weighted.colwise().sum(), s.output.row(1), 1e-5f);
   REQUIRE_THROWS_WITH(query_terms(s.Q, s.K, s.V, s.weights, 3), Contains("query 3 is outside 0..2"));
   REQUIRE_THROWS_WITH(query_terms(s.Q, s.K, s.V, Matrix::Ones(3, 2), 0), Contains("do not belong together"));
+}
+
+TEST_CASE("softmax down the columns, then the weighted sum: each key's weights over the queries sum to 1",
+          "[attention][axis]") {
+  const AttentionSteps s = attention(kInputs, seed003_weights(), unscaled());
+  const Matrix by_columns = softmax(s.scaled, Axis::Columns);
+  for (Index c = 0; c < 3; ++c) REQUIRE(std::abs(by_columns.col(c).sum() - 1.0f) < 1e-6f);
+  REQUIRE(std::abs(by_columns.row(0).sum() - 1.0f) > 0.1f);  // rows no longer sum to 1
+  require_close(weighted_sum(by_columns, s.V), by_columns * s.V, 1e-5f);
+}
+
+TEST_CASE("parameter-free attention with cosine scores", "[attention][cosine]") {
+  AttentionOptions o;
+  o.score = Score::Cosine;
+  const Matrix X = rows({{3, 4}, {6, 8}, {0, 1}});
+  const AttentionSteps s = parameter_free_attention(X, 1.0f, o);
+  // Parallel vectors score 1 whatever their lengths; (3,4)·(0,1) / (5·1) = 0.8.
+  REQUIRE(s.scores(0, 1) == Approx(1.0f));
+  REQUIRE(s.scores(0, 0) == Approx(1.0f));
+  REQUIRE(s.scores(0, 2) == Approx(0.8f));
+  require_close(s.weights, softmax(s.scores), 1e-6f);
+  o.score = Score::ScaledDot;
+  REQUIRE_THROWS_WITH(parameter_free_attention(X, 1.0f, o), Contains("set score to Dot or Cosine"));
 }

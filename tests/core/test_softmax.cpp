@@ -75,3 +75,20 @@ TEST_CASE("softmax rejects NaN and +Inf and a bad temperature", "[softmax][error
   REQUIRE_THROWS_WITH(softmax(rows({{1}}), Axis::Rows, nan), Catch::Contains("temperature"));
   REQUIRE_THROWS_WITH(softmax_base3(rows({{200}})), Catch::Contains("overflows"));
 }
+
+TEST_CASE("the worksheet's 3^x terms: powers and line sums that give softmax_base3", "[softmax][base3]") {
+  const Matrix logits = rows({{2, 0, 1}, {1, 1, -std::numeric_limits<float>::infinity()}});
+  const Base3Terms byRow = softmax_base3_terms(logits, Axis::Rows);
+  require_close(byRow.powers, rows({{9, 1, 3}, {3, 3, 0}}), 0.0f);
+  REQUIRE(byRow.sums.size() == 2);
+  REQUIRE(byRow.sums(0) == 13.0f);
+  REQUIRE(byRow.sums(1) == 6.0f);
+  const Base3Terms byCol = softmax_base3_terms(logits, Axis::Columns);
+  REQUIRE(byCol.sums.size() == 3);
+  REQUIRE(byCol.sums(0) == 12.0f);
+  REQUIRE(byCol.sums(2) == 3.0f);
+  const Matrix w = softmax_base3(logits, Axis::Columns);
+  for (Index r = 0; r < 2; ++r)
+    for (Index c = 0; c < 3; ++c) REQUIRE(w(r, c) == Approx(byCol.powers(r, c) / byCol.sums(c)));
+  REQUIRE_THROWS_WITH(softmax_base3_terms(rows({{200}})), Catch::Contains("overflows float"));
+}

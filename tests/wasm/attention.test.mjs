@@ -151,3 +151,20 @@ test('tokenize and the committed word vectors', async () => {
   }
   assert.throws(() => vectors.embed('x'), /deleted/);
 });
+
+test('the weighted sum of any weights, cosine parameter-free scores, the weighted sum and the 3^x terms', () => {
+  const rows = core.attention(inputs, seed003, { score: 'dot' });
+  const byColumns = core.softmax(rows.scaled, { axis: 'columns' });
+  // Column j of the weights times V, by hand: Σ_i w(i, j)·v_i … here each output row i = Σ_j w(i, j) v_j.
+  const out = api.toRows(core.weightedSum(byColumns, rows.V));
+  const w = api.toRows(byColumns), v = api.toRows(rows.V);
+  out.forEach((row, i) => row.forEach((x, c) => assert.ok(Math.abs(x - w[i].reduce((a, wij, j) => a + wij * v[j][c], 0)) < 1e-4)));
+  assert.throws(() => core.weightedSum([[1, 0]], rows.V), /needs one row of V per column/);
+  // The article's rounded weights times V: its printed outputs.
+  assertClose(core.weightedSum([[0, 0.5, 0.5], [0, 1, 0], [0, 0.9, 0.1]], rows.V), [[2, 7, 1.5], [2, 8, 0], [2, 7.8, 0.3]], 1e-5, 'rounded');
+  const cosine = core.parameterFree([[3, 4], [6, 8], [0, 1]], 1, { score: 'cosine' });
+  assertClose(cosine.scores, [[1, 1, 0.8], [1, 1, 0.8], [0.8, 0.8, 1]], 1e-6, 'cosine scores');
+  const terms = core.softmaxBase3Terms([[2, 0], [1, 1]], { axis: 'columns' });
+  assertClose(terms.powers, [[9, 1], [3, 3]], 0, '3^x');
+  assert.deepEqual(Array.from(terms.sums), [12, 4]);
+});

@@ -82,6 +82,15 @@ Matrix softmax(const Matrix& logits, Axis axis = Axis::Rows, float temperature =
 // paper; the sheet's integer scores are small).
 Matrix softmax_base3(const Matrix& logits, Axis axis = Axis::Rows);
 
+// The by-hand softmax written out as the worksheet asks for it: powers(r, c) = 3^logits(r, c) (exact
+// for the sheet's small integer scores) and sums(k) = the sum of line k (row k for Rows, column k for
+// Columns), so that softmax_base3 = powers / sums line by line. Masked (-inf) entries have power 0.
+struct Base3Terms {
+  Matrix powers;
+  Vector sums;
+};
+Base3Terms softmax_base3_terms(const Matrix& logits, Axis axis = Axis::Rows);
+
 // ---- scores (row convention: one query per row of Q, one key per row of K; result T_q × T_k) --------
 Matrix dot_scores(const Matrix& Q, const Matrix& K);
 Matrix scaled_dot_scores(const Matrix& Q, const Matrix& K);  // Q·Kᵀ / √d_k
@@ -95,7 +104,8 @@ void apply_mask(Matrix& scores, bool causal, const KeyPadding& key_padding);
 
 // ---- self-attention ------------------------------------------------------------------------
 // Parameter-free self-attention (seed 000, equation I): weights = softmax(X·Xᵀ / constant), output =
-// weights·X. Q = K = V = X. Uses options' temperature, mask and shortcuts; its score must be Dot.
+// weights·X. Q = K = V = X. Uses options' temperature, mask and shortcuts; its score must be Dot,
+// or Cosine for softmax(cos(x_i, x_j) / constant) (seeds 000/001: the dot product as a cosine).
 AttentionSteps parameter_free_attention(const Matrix& X, float constant,
                                         const AttentionOptions& options = {});
 
@@ -116,6 +126,11 @@ struct QueryTerms {
   Matrix weighted;
 };
 QueryTerms query_terms(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& weights, Index query);
+
+// The weighted sum on its own: output = weights·V (T_q × T_k · T_k × d_v), for weights that did not
+// come out of attention() (seed 003's article rounds its weights to one decimal before this step; a
+// softmax down the columns, softmax(scaled, Axis::Columns), is another).
+Matrix weighted_sum(const Matrix& weights, const Matrix& V);
 
 // Multi-head attention: each head attends with its own projections, the head outputs are concatenated
 // (T × Σd_v) and projected by W_O (Σd_v × d_out) plus b_O.
