@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the static page into build/site/:
-//   app.js                 web/app.js bundled by esbuild, with 'attention-core' = build/wasm/attention.js
+//   app.js                 web/app.js bundled by esbuild ('#attention-core' = build/wasm/attention.js, package.json "imports")
 //   attention_wasm.wasm    from the Emscripten build (build/wasm/)
 //   vectors.bin            data/vectors.bin
 //   attention_model_wasm.js, attention_model_wasm.wasm
@@ -72,14 +72,6 @@ if (missing.length) {
   process.exit(1);
 }
 
-// The page imports the core as 'attention-core'; point it at the wrapper the wasm build wrote.
-const attentionCore = {
-  name: 'attention-core',
-  setup(b) {
-    b.onResolve({ filter: /^attention-core$/ }, () => ({ path: wrapper }));
-  },
-};
-
 // d3-scale-chromatic ships one module whose top level builds every scheme, so a bundler keeps all of
 // them (~30 KiB) for one interpolateViridis. Marking each top-level `var x = <expr>;` as a pure
 // expression lets esbuild drop the unused ones. Behaviour is unchanged (each expression still runs
@@ -112,7 +104,7 @@ const common = {
   legalComments: 'none',
   // The Emscripten glue has node-only branches (require('fs') etc.) that never run in a browser.
   external: ['fs', 'path', 'crypto', 'module', 'url', 'worker_threads', 'node:*'],
-  plugins: [attentionCore, pureD3Schemes],
+  plugins: [pureD3Schemes],
   logLevel: 'warning',
 };
 try {

@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertColours, assertWeights, figureState, onScreen, readHeatmaps, startSession } from './harness.mjs';
-import { multiHeadWeights } from '../../web/lib/rng.js';
+import { HEAD_SHARPNESS, multiHeadWeights } from '../../web/lib/rng.js';
 
 const TOL = 1e-6;
 const DEFAULT = 'the train left the station on time';
@@ -29,6 +29,11 @@ async function open(query = '', width = 1280) {
   await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
   return { page, problems };
 }
+
+/** Opens the figure's "More options" panel (score, temperature, mask, softmax, diagonal, heads). */
+const moreOptions = async (page) => {
+  if ((await page.getAttribute('#more', 'aria-expanded')) !== 'true') await page.click('#more');
+};
 
 /** The step (section id) that holds each of the explainer's tables. */
 const STEP_OF = {
@@ -94,8 +99,9 @@ test('seed 003 preset: the walkthrough shows the seed’s keys, queries, values,
     assert.equal(await page.textContent('td[data-shape="QKᵀ (scores), weights"]'), '3×3');
     // The formulas are MathML.
     assert.ok(await page.locator('#step-softmax math mfrac').count() >= 1);
-    // Scaling by √3 instead: softmax row 1 = [0.136126, 0.431937, 0.431937].
-    await page.check('#x-scale');
+    // Scaling by √3 instead (the figure's score, which the walkthrough follows): softmax row 1 = [0.136126, 0.431937, 0.431937].
+    await moreOptions(page);
+    await page.selectOption('#score', 'scaled');
     await onScreen(page, 'step-softmax');
     await page.waitForFunction(() => document.querySelector('table[data-name="softmax"] tr[data-stage="weight α"] td')?.textContent === '0.1361');
     assert.deepEqual((await stage(page, 'weight α')).map((x) => x.text), ['0.1361', '0.4319', '0.4319']);
@@ -149,6 +155,7 @@ test('walkthrough on the sentence: parameter-free, identity and edited weights a
 
     // The figure's sentence and temperature drive the walkthrough.
     await page.selectOption('#x-mode', 'free');
+    await moreOptions(page);
     await page.fill('#sentence', 'he cashed a check at the bank');
     await page.locator('#temperature').fill('0.5');
     const e2 = vectors.embed('he cashed a check at the bank', 64);
@@ -217,11 +224,18 @@ test('multi-head: 1–8 heads, per-head maps, concat and W_O equal core.multiHea
     const { X } = vectors.embed(DEFAULT, 64);
     // Drawn once on screen (the section is redrawn only while visible).
     await onScreen(page, 'multihead');
-    await page.waitForFunction(() => document.querySelectorAll('#multihead .head-box').length === 2);
-    await page.fill('#x-heads', '3');
-    await page.press('#x-heads', 'Enter');
+    // The same heads as the figure's heads view (4 by default), set by the page's one Heads control.
+    await page.waitForFunction(() => document.querySelectorAll('#multihead .head-box').length === 4);
+    await page.click('#multihead .heads-link');
+    assert.equal(await page.evaluate(() => document.activeElement.id), 'heads');
+    assert.equal(await page.inputValue('#view'), 'heads');
+    await page.fill('#heads', '3');
+    await page.press('#heads', 'Enter');
+    await onScreen(page, 'multihead');
     await page.waitForFunction(() => document.querySelectorAll('#multihead .head-box').length === 3);
-    const w = multiHeadWeights(vectors.dim, 3, 1);
+    // The figure's heads view shows the very same three heads.
+    assert.equal(await page.locator('#heatmap > .heatmap.compact').count(), 3);
+    const w = multiHeadWeights(vectors.dim, 3, 1, HEAD_SHARPNESS);
     const want = core.multiHead(X, { heads: w.heads, Wo: w.Wo }, { temperature: 1 });
     assertTable(await readTable(page, 'concat'), want.concat, 'concat');
     assertTable(await readTable(page, 'mh-output'), want.output, 'multi-head output');
@@ -244,7 +258,7 @@ test('multi-head: 1–8 heads, per-head maps, concat and W_O equal core.multiHea
   }
 });
 
-test('heatmap options: no √d scaling, column softmax, hidden diagonal — numbers and colours from the core', async () => {
+test('heatmap options: dot and cosine scores, column softmax, the diagonal apart or in the scale — numbers and colours from the core', async () => {
   const { page, problems } = await open();
   try {
     const { X } = vectors.embed(DEFAULT, 64);
@@ -256,7 +270,15 @@ test('heatmap options: no √d scaling, column softmax, hidden diagonal — numb
       assertColours(m, where);
       return m;
     };
+    const offMax = (m) => Math.max(...m.cells.filter((c) => c.row !== c.col).map((c) => c.weight));
+    // The diagonal starts apart: hatched, and the colour scale's top is the largest weight between two different words.
+    const first = await check(core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 }).weights, 'default');
+    assert.equal(first.hideDiagonal, true);
+    assert.equal(first.max, offMax(first));
+    assert.equal((await page.$$eval('#legend .tick-label', (t) => t.map((x) => x.textContent)))[4], offMax(first).toFixed(2));
+    assert.match(await page.textContent('#option-note'), /\|x\|²/);
     // Same words, new temperature: the heatmap repaints in place (same canvas node) with the core's numbers.
+    await moreOptions(page);
     await page.evaluate(() => { window.firstHeatmap = document.querySelector('#heatmap canvas.cells'); });
     await page.locator('#temperature').fill('0.4');
     assert.equal(await page.evaluate(() => window.firstHeatmap === document.querySelector('#heatmap canvas.cells')), true);
@@ -268,11 +290,14 @@ test('heatmap options: no √d scaling, column softmax, hidden diagonal — numb
     const label = await page.evaluate(() => document.getElementById(document.activeElement.getAttribute('aria-activedescendant')).textContent);
     assert.equal(label, `train → station: ${cold.data[11].toFixed(4)}`);
     await page.locator('#temperature').fill('1');
-    await page.uncheck('#scale');
-    assert.match(page.url(), /scale=none/);
-    const raw = core.parameterFree(X, 1, { temperature: 1 });
-    await check(raw.weights, 'unscaled');
-    await page.check('#scale');
+    await page.selectOption('#score', 'dot');
+    assert.match(page.url(), /score=dot/);
+    await check(core.parameterFree(X, 1, { temperature: 1 }).weights, 'unscaled');
+    await page.selectOption('#score', 'cosine');
+    const cosine = core.parameterFree(X, 1, { score: 'cosine' });
+    await check(cosine.weights, 'cosine');
+    assert.match(await page.textContent('#option-note'), /Cosine scores divide each dot product by both vectors’ lengths/);
+    await page.selectOption('#score', 'scaled');
     await page.selectOption('#norm', 'columns');
     const scaled = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
     const cols = core.softmax(scaled.scaled, { axis: 'columns' });
@@ -280,16 +305,12 @@ test('heatmap options: no √d scaling, column softmax, hidden diagonal — numb
     const colSum = shown.cells.filter((c) => c.col === 3).reduce((a, c) => a + c.weight, 0);
     assert.ok(Math.abs(colSum - 1) < 1e-5, `column 3 sums to ${colSum}`);
     assert.match(await page.textContent('#option-note'), /Softmax down each column/);
+    // The diagonal back in the scale: plain viridis everywhere, the top is the largest weight of all.
     await page.check('#diagonal');
-    // Hidden diagonal: the canvas paints (i, i) in the panel colour and scales the others to the largest off-diagonal weight.
-    const d = await check(cols, 'hidden diagonal');
-    assert.equal(d.hideDiagonal, true);
-    assert.match(await page.textContent('#option-note'), /\|x\|²/);
-    let offMax = 0;
-    for (const c of d.cells) if (c.row !== c.col) offMax = Math.max(offMax, c.weight);
-    assert.equal(d.max, offMax);
-    // The legend's top is the largest off-diagonal weight.
-    assert.equal((await page.$$eval('#legend .tick-label', (t) => t.map((x) => x.textContent))).at(-1), offMax.toFixed(2));
+    assert.match(page.url(), /diagonal=scale/);
+    const d = await check(cols, 'diagonal in the scale');
+    assert.equal(d.hideDiagonal, false);
+    assert.equal(d.max, Math.max(...d.cells.map((c) => c.weight)));
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -341,20 +362,42 @@ test('by hand: column convention, shortcuts beside exact values, editable cells,
     await page.keyboard.press('ArrowDown');
     assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'X row 2, column 1');
 
-    // The blank worksheet: in print media only the by-hand section shows, every number cell empty.
+    // The worksheet: printed alone, page 1 the givens filled and a blank cell for every number to work
+    // out (with the 3^x block and the column-sum row), page 2 the answer key from the core.
+    await x.fill('1');
+    const { X, W } = await read();
+    const hand = core.attentionByColumns(X, W, { handShortcuts: true });
+    const terms = core.softmaxBase3Terms(hand.scaled, { axis: 'columns' });
+    await page.evaluate(() => { window.print = () => {}; }); // the dialog itself cannot be driven headless
+    await page.click('#print-worksheet');
     await page.emulateMedia({ media: 'print' });
-    await page.evaluate(() => document.body.classList.add('print-blank'));
-    const visible = await page.evaluate(() => ({
-      figure: getComputedStyle(document.querySelector('figure')).display,
-      walkthrough: getComputedStyle(document.getElementById('walkthrough')).display,
-      byhand: getComputedStyle(document.getElementById('by-hand')).display,
-      cell: getComputedStyle(document.querySelector('table[data-name="hand-scores"] td[data-row]')).color,
-      input: getComputedStyle(document.querySelector('#by-hand table.edit input')).color,
-    }));
-    assert.deepEqual(visible, { figure: 'none', walkthrough: 'none', byhand: 'block', cell: 'rgba(0, 0, 0, 0)', input: 'rgba(0, 0, 0, 0)' });
+    const sheet = await page.evaluate(() => {
+      const cells = (page, name) => [...document.querySelectorAll(`#worksheet .sheet-page:nth-child(${page}) table[data-name="${name}"] td:not(.corner)`)].map((td) => td.textContent);
+      return {
+        display: ['figure-box', 'walkthrough', 'by-hand', 'worksheet'].map((id) => getComputedStyle(document.getElementById(id)).display),
+        pages: document.querySelectorAll('#worksheet .sheet-page').length,
+        givenX: cells(1, 'ws-X'), givenWq: cells(1, 'ws-Wq'),
+        blank: ['ws-Q', 'ws-scores', 'ws-scaled', 'ws-powers', 'ws-sums', 'ws-A', 'ws-Z'].map((n) => cells(1, n)),
+        keyPowers: cells(2, 'ws-powers'), keySums: cells(2, 'ws-sums'), keyA: cells(2, 'ws-A'), keyScaled: cells(2, 'ws-scaled'),
+      };
+    });
+    assert.deepEqual(sheet.display, ['none', 'none', 'none', 'block']);
+    assert.equal(sheet.pages, 2);
+    assert.deepEqual(sheet.givenX, X.flat().map(String));
+    assert.deepEqual(sheet.givenWq, W.Wq.flat().map(String));
+    for (const cells of sheet.blank) assert.ok(cells.length > 0 && cells.every((t) => t === ''), 'blank cells on the sheet');
+    assert.deepEqual(sheet.keyScaled, Array.from(hand.scaled.data, String));
+    assert.deepEqual(sheet.keyPowers, Array.from(terms.powers.data, String));
+    assert.deepEqual(sheet.keySums, Array.from(terms.sums, String));
+    // A as fraction = decimal, e.g. 729/918 = .7941 with the example's numbers.
+    sheet.keyA.forEach((text, k) => {
+      const [r, c] = [Math.floor(k / 4), k % 4];
+      const want = `${terms.powers.data[k]}/${terms.sums[c]} = ${hand.weights.data[r * 4 + c].toFixed(4).replace(/^0\./, '.')}`;
+      assert.equal(text, want, `A[${r}][${c}]`);
+    });
+    assert.ok(sheet.keyA.includes('729/918 = .7941'), sheet.keyA.join(' | '));
     const pdf = await page.pdf({ preferCSSPageSize: true });
-    const pages = pdf.toString('latin1').match(/\/Count (\d+)/)?.[1];
-    assert.equal(pages, '1', 'the worksheet fits one page');
+    assert.equal(pdf.toString('latin1').match(/\/Count (\d+)/)?.[1], '2', 'the worksheet and its answer key: two pages');
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

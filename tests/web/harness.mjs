@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
-import { labelOf } from '../../web/lib/heatmap.js';
+import { labelOf } from '../../web/lib/format.js';
 
 /** The figure's token cap (web/lib/core.js MAX_TOKENS): longer text is cut to its first MAX_TOKENS tokens. */
 export const MAX_TOKENS = 1024;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ImportError, parseAttention } from '../../web/lib/importer.js';
-import { DEFAULTS, fromParams, parseControls, parseValue, toParams } from '../../web/lib/state.js';
+import { DEFAULTS, apply, fromParams, parseControls, parseValue, settingsFor, toParams } from '../../web/lib/state.js';
 import { columns, mulberry32, multiHeadWeights, xavierUniform } from '../../web/lib/rng.js';
 
 const tokens = ['the', 'cat', 'sat'];
@@ -49,19 +49,24 @@ test('malformed input, wrong shapes and bad rows get messages naming the problem
   rejects(hf([[[[1, 0, 0], [0.5, 0.5011, 0], [0, 0, 1]]]]), /row 1 sums to 1\.001, not 1/);
 });
 
-test('state: URL parameters round-trip, bad values fall back to the defaults', () => {
+test('state: URL parameters round-trip, bad values fall back to the defaults, old links still work', () => {
   const state = { ...DEFAULTS, sentence: 'a <b> & c', view: 'steps', heads: 3, temperature: 0.7, mask: 'causal', word: 2 };
   assert.deepEqual(fromParams(new URLSearchParams(toParams(state).toString())), state);
-  // The heatmap options: only written when not the default, and round-trip.
-  assert.equal(toParams(state).has('scale'), false);
-  const options = { ...state, scale: 'none', norm: 'columns', diagonal: 'hide' };
+  // Options are only written when not the default, and round-trip.
+  assert.equal(toParams(state).has('score'), false);
+  const options = { ...state, score: 'cosine', norm: 'columns', diagonal: 'scale', weights: 'random', dk: 6, seed: 9, bias: true, full: true, tour: 2 };
   assert.equal(toParams(options).get('norm'), 'columns');
+  assert.equal(toParams(options).get('bias'), '1');
   assert.deepEqual(fromParams(new URLSearchParams(toParams(options).toString())), options);
   // The trained model: source, and layer as a number or 'rollout'.
   const model = { ...state, source: 'model', layer: 'rollout', head: 3 };
   assert.deepEqual(fromParams(new URLSearchParams(toParams(model).toString())), model);
-  const bad = fromParams(new URLSearchParams('view=pie&heads=99&temperature=abc&mask=maybe&word=-1&scale=cube&norm=diag&diagonal=0&source=bert&layer=all'));
+  const bad = fromParams(new URLSearchParams('view=pie&heads=99&temperature=abc&mask=maybe&word=-1&score=cube&norm=diag&diagonal=0&source=bert&layer=all&weights=magic&dk=99&tour=x&input=poem'));
   assert.deepEqual(bad, { ...DEFAULTS });
+  // Links made before the score choice and the diagonal's new default: scale=none meant dot scores.
+  assert.equal(fromParams(new URLSearchParams('scale=none')).score, 'dot');
+  assert.equal(fromParams(new URLSearchParams('scale=none&score=cosine')).score, 'cosine');
+  assert.equal(fromParams(new URLSearchParams('diagonal=hide')).diagonal, 'apart');
   assert.equal(parseValue('temperature', '9'), 3);
   assert.equal(parseValue('temperature', '0.01'), 0.1);
   assert.deepEqual([...parseControls('sentence, view bogus', [])], ['sentence', 'view']);
@@ -70,6 +75,25 @@ test('state: URL parameters round-trip, bad values fall back to the defaults', (
   assert.ok(parseControls('all', []).has('options'));
   assert.equal(parseControls('none', ['view']).size, 0);
   assert.deepEqual([...parseControls(null, ['view'])], ['view']);
+});
+
+test('state: a change brings what it implies, so no combination is half-applied', () => {
+  const start = apply(DEFAULTS, { word: 4, weights: 'identity' });
+  // A new sentence forgets the selected word (its index means another word now).
+  assert.equal(apply(start, { sentence: 'the bus left' }).word, null);
+  assert.equal(apply(start, { sentence: 'the bus left', word: 1 }).word, 1);
+  // Seed 003's example comes with its own weights, the article's unscaled scores and its first input.
+  const seed = apply(start, { input: 'seed003' });
+  assert.deepEqual([seed.weights, seed.score, seed.word, seed.source], ['seed', 'dot', 0, 'vectors']);
+  // Typing a sentence leaves the example; its weights mean nothing for a sentence.
+  const back = apply(seed, { sentence: 'the train left' });
+  assert.deepEqual([back.input, back.weights], ['sentence', 'free']);
+  // Which settings apply: the model has its own; steps has no colour scale; heads only in the heads view.
+  assert.deepEqual(settingsFor({ ...DEFAULTS, source: 'model' }), { source: true, score: false, temperature: false, mask: false, norm: false, diagonal: true, heads: false, layer: true, head: true });
+  assert.equal(settingsFor({ ...DEFAULTS, view: 'heads' }).heads, true);
+  assert.equal(settingsFor({ ...DEFAULTS, view: 'heads' }).norm, false);
+  assert.equal(settingsFor({ ...DEFAULTS, view: 'steps' }).diagonal, false);
+  assert.equal(settingsFor(DEFAULTS, true).score, false);
 });
 
 test('seeded Xavier weights: deterministic, within the Xavier bound, split by columns', () => {

@@ -46,6 +46,7 @@ export function themeColours(node) {
     fg: read('--af-fg', '#1d1f23'),
     panel: read('--af-panel', '#f6f7f9'),
     line: read('--af-line', '#d9dce1'),
+    muted: read('--af-muted', '#5d636e'),
     link: read('--af-link', '#3b5bdb'),
   };
 }

@@ -30,10 +30,6 @@ export function setAttrs(node, attrs, text) {
   if (text !== undefined && node.textContent !== text) node.textContent = text;
 }
 
-/** A whole number as the page prints it: 1,024. Not Intl/toLocaleString: the first call loads the
- * locale data, ~40 ms measured in the page's first frame. */
-export const count = (n) => String(Math.trunc(n)).replace(/\B(?=(\d{3})+$)/g, ',');
-
 let measureCtx;
 /** Width in px of text drawn in a CSS font. */
 export function textWidth(text, font) {

@@ -195,48 +195,52 @@ const rows = (m) => {
   return out;
 };
 
-/** The numbers of a figure as Hugging Face-shaped JSON: tokens + attentions (layers × heads × T × T) + how they were made. */
-export function toJSON(model, state) {
-  const tokens = model.tokens.map((t) => t.text);
-  if (model.source === 'imported') {
-    return { tokens, attentions: model.attentions.map((layer) => layer.map(rows)), source: 'imported', layers: model.layers, heads: model.heads };
+/**
+ * The numbers of a figure as Hugging Face-shaped JSON: tokens + attentions (layers × heads × T × T)
+ * + how they were made. What the figure draws is what is exported (a column softmax's weights, the
+ * rollout, the heads shown).
+ */
+export function toJSON(result, state) {
+  const tokens = result.tokens.map((t) => t.text);
+  if (result.kind === 'imported') {
+    const heads = result.heads().maps;
+    return { tokens, attentions: [heads.map((m) => rows(m.weights))], source: 'imported', layer: result.imported.layer, heads: result.imported.heads };
   }
-  if (model.source === 'model') {
-    // Every head of every layer (Hugging Face's shape, so the file imports back), plus the rollout
-    // and the next-word guesses the model made for this text.
-    const { run } = model;
+  if (result.kind === 'model') {
+    // Every head of every layer (Hugging Face's shape, so the file imports back), plus the rollout and
+    // the next-word guesses the model made for this text.
+    const { run } = result.model;
     return {
       tokens,
       attentions: run.layers.map((layer) => layer.heads.map((head) => rows(head.weights))),
       rollout: rows(run.rollout),
       predictions: run.predictions.map(({ word, probability }) => ({ word, probability })),
       captions: run.captions,
-      source: `trained causal transformer language model (data/model.bin): ${model.layers} layers × ${model.heads} heads, ` +
-        `d_k = ${model.dk}, context ${model.context}; rollout after Abnar & Zuidema (2020), residual counted as 0.5·I`,
+      source: `trained causal transformer language model (data/model.bin): ${result.model.layers} layers × ${result.model.heads} heads, ` +
+        `d_k = ${result.projection.dk}, context ${result.cap}; rollout after Abnar & Zuidema (2020), residual counted as 0.5·I`,
       settings: { sentence: state.sentence, source: 'model', layer: state.layer, head: state.head },
     };
   }
-  const settings = { sentence: state.sentence, temperature: state.temperature, mask: state.mask, scale: state.scale };
-  if (state.view === 'heads' && model.heads) {
+  const settings = { sentence: state.sentence, input: state.input, score: state.score, temperature: state.temperature, mask: state.mask, norm: state.norm, weights: state.weights };
+  if (state.view === 'heads') {
+    const heads = result.heads(state.heads, state.seed);
     return {
       tokens,
-      attentions: [model.heads.map((s) => rows(s.weights))],
-      source: `multi-head attention over word vectors: ${model.heads.length} heads, d_k = ${model.dk}, ` +
-        `seeded Xavier-uniform W_Q, W_K, W_V, W_O (seed ${state.seed})`,
+      attentions: [heads.maps.map((m) => rows(m.weights))],
+      source: `multi-head attention over word vectors: ${heads.maps.length} heads, d_k = ${heads.dk}, ` +
+        `seeded Xavier-uniform W_Q, W_K (× ${heads.sharpness}), W_V, W_O (seed ${state.seed})`,
       settings: { ...settings, heads: state.heads, seed: state.seed },
     };
   }
-  // What the heatmap shows is what is exported: with "softmax along columns" each column sums to 1.
-  const columns = state.view === 'heatmap' && model.columns;
-  const divisor = state.scale === 'none' ? '' : ` / √${model.dim}`;
+  const how = result.projection.mode === 'free' ? `parameter-free attention over ${result.d}-d ${result.kind === 'seed003' ? 'inputs' : 'word vectors'}` : `attention with ${result.projection.mode} W_Q, W_K, W_V (d_k = ${result.projection.dk})`;
   const out = {
     tokens,
-    attentions: [[rows(columns ? model.columns : model.single.weights)]],
-    source: `parameter-free attention over ${model.dim}-d word vectors: softmax${columns ? ' down each column' : ''}(X·Xᵀ${divisor} / temperature)`,
-    settings: columns ? { ...settings, norm: 'columns' } : settings,
+    attentions: [[rows(result.weights)]],
+    source: `${how}: softmax${result.norm === 'columns' ? ' down each column' : ''}(${result.score} scores${result.score === 'scaled' ? ` / ${result.divisor}` : ''} / temperature)`,
+    settings,
   };
   if (state.view === 'steps') {
-    out.steps = { scores: rows(model.single.scores), scaled: rows(model.single.scaled).map((r) => r.map((v) => (v === -Infinity ? null : v))), output: rows(model.single.output) };
+    out.steps = { scores: rows(result.steps.scores), scaled: rows(result.steps.scaled).map((r) => r.map((v) => (v === -Infinity ? null : v))), output: rows(result.output) };
   }
   return out;
 }

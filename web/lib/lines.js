@@ -5,7 +5,8 @@
 // words around the chosen one. Weights come from the wasm core (or an imported model).
 import { activeIn, svgEl as el, h, setAttrs, textWidth } from './dom.js';
 import { sizeCanvas, themeColours } from './colour.js';
-import { format4, labelOf, maxOf } from './heatmap.js';
+import { format4, labelOf } from './format.js';
+import { maxOf, offDiagonalMax } from './heatmap/heatmap.js';
 import { ALL_ROWS, Pager, WINDOW, centre, follow } from './windowing.js';
 
 const ROW = 26;
@@ -43,8 +44,12 @@ export class Lines {
     this.#wire();
   }
 
-  /** Draws `weights` (T×T, rows = queries); selected: the query word to isolate (null: none). */
-  update({ tokens, weights, selected = null, width = 640 }) {
+  /**
+   * Draws `weights` (T×T, rows = queries); selected: the query word to isolate (null: none);
+   * diagonalApart: a word's line to itself is dashed and grey, and the thickest line is the strongest
+   * link between two different words.
+   */
+  update({ tokens, weights, selected = null, width = 640, diagonalApart = false }) {
     const T = weights.rows;
     if (tokens !== this.tokens) {
       this.tokens = tokens;
@@ -55,7 +60,8 @@ export class Lines {
     }
     this.data = weights.data;
     this.T = T;
-    this.max = maxOf(weights.data);
+    this.diagonalApart = diagonalApart;
+    this.max = diagonalApart ? offDiagonalMax(weights.data, T) : maxOf(weights.data);
     this.selected = selected !== null && selected < T ? selected : null;
     this.rows = T <= ALL_ROWS ? T : WINDOW;
     const key = this.selected === null ? null : `${T}:${this.selected}`;
@@ -115,12 +121,14 @@ export class Lines {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.strokeStyle = (this.colour ??= themeColours(this.el).link);
+    const theme = (this.theme ??= themeColours(this.el));
+    ctx.strokeStyle = theme.link;
     const iso = this.isolated;
     const isOn = (i, j) => !iso || (iso.side === 'query' ? i === iso.index : j === iso.index);
     // Paths per shade: dimmed ones (when a word is isolated) first, then the lit ones above them.
     const paths = [new Map(), new Map()];
     const shown = new Float32Array(rows * rows);
+    const selves = new Path2D();
     let drawn = 0;
     for (let r = 0; r < rows; r++) {
       const i = start + r;
@@ -128,6 +136,12 @@ export class Lines {
         const j = start + c, v = data[i * T + j];
         shown[r * rows + c] = v;
         if (!(v > 0)) continue;
+        if (i === j && this.diagonalApart) {
+          // A word's line to itself: dashed and grey, outside the thickness scale.
+          if (isOn(i, j)) selves.moveTo(0, r * ROW + ROW / 2), selves.lineTo(w, r * ROW + ROW / 2);
+          drawn++;
+          continue;
+        }
         const shade = Math.min(SHADES - 1, Math.floor((max > 0 ? v / max : 0) * SHADES));
         const set = paths[isOn(i, j) ? 1 : 0];
         if (!set.has(shade)) set.set(shade, new Path2D());
@@ -146,15 +160,20 @@ export class Lines {
       }
     });
     ctx.globalAlpha = 1;
+    ctx.strokeStyle = theme.muted;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash([4, 3]);
+    ctx.stroke(selves);
+    ctx.setLineDash([]);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     // What the canvas shows, for tests and tools: the window's weights (rows × rows, row-major),
     // how many lines were drawn, which word's lines are isolated, and the geometry.
-    this.canvas.attentionLines = { T, start, rows, data: shown, max, drawn, isolated: iso ? { ...iso } : null, rowHeight: ROW, width: w, ratio };
+    this.canvas.attentionLines = { T, start, rows, data: shown, max, drawn, isolated: iso ? { ...iso } : null, rowHeight: ROW, width: w, ratio, diagonalApart: this.diagonalApart };
   }
 
   /** After a theme change: reads the line colour again and repaints. */
   restyle() {
-    this.colour = null;
+    this.theme = null;
     if (this.tokens) this.#paint();
   }
 
@@ -256,17 +275,20 @@ export class Lines {
   /** The drawn lines as SVG shapes in the word SVG's coordinates (for the exporter). */
   exportShapes() {
     const { T, rows, start, data, max, xl, xr } = this;
-    const colour = (this.colour ??= themeColours(this.el).link), iso = this.isolated;
+    const theme = (this.theme ??= themeColours(this.el)), iso = this.isolated;
     const out = [];
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < rows; c++) {
         const i = start + r, j = start + c, v = data[i * T + j];
         if (!(v > 0)) continue;
-        const f = max > 0 ? v / max : 0;
+        const f = Math.min(1, max > 0 ? v / max : 0);
         const on = !iso || (iso.side === 'query' ? i === iso.index : j === iso.index);
+        const self = i === j && this.diagonalApart;
+        if (self && !on) continue;
         out.push({ tag: 'line', attrs: {
-          x1: xl + 2, y1: TOP + r * ROW + ROW / 2, x2: xr - 2, y2: TOP + c * ROW + ROW / 2, stroke: colour,
-          'stroke-width': (0.5 + 5 * f).toFixed(2), 'stroke-opacity': (on ? 0.08 + 0.92 * f : 0.03).toFixed(3),
+          x1: xl + 2, y1: TOP + r * ROW + ROW / 2, x2: xr - 2, y2: TOP + c * ROW + ROW / 2, stroke: self ? theme.muted : theme.link,
+          'stroke-width': self ? 1.5 : (0.5 + 5 * f).toFixed(2), 'stroke-opacity': self ? 1 : (on ? 0.08 + 0.92 * f : 0.03).toFixed(3),
+          ...(self ? { 'stroke-dasharray': '4 3' } : {}),
           'data-row': i, 'data-col': j, 'data-weight': String(v),
         } });
       }

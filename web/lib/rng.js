@@ -29,16 +29,34 @@ export function columns(m, from, count) {
   return { rows: m.rows, cols: count, data };
 }
 
+/** The d × dk identity (ones on the diagonal): a projection that keeps the first dk features. */
+export function identityWeights(d, dk) {
+  const data = new Float32Array(d * dk);
+  for (let i = 0; i < Math.min(d, dk); i++) data[i * dk + i] = 1;
+  return { rows: d, cols: dk, data };
+}
+
+/**
+ * Random heads' W_Q and W_K are drawn at this multiple of the Xavier scale (so their scores at this
+ * multiple squared): untrained heads at the usual scale give near-uniform weights on word vectors, and
+ * heads that all look alike teach nothing about heads.
+ */
+export const HEAD_SHARPNESS = 3;
+
+/** A matrix with every entry times f (an initialisation scale, not attention maths). */
+const scaled = (m, f) => (f === 1 ? m : { rows: m.rows, cols: m.cols, data: m.data.map((v) => v * f) });
+
 /**
  * Seeded Xavier W_Q, W_K, W_V (d_model × h·d_k) split column-wise into h heads of d_k = ⌊d_model / h⌋,
- * and W_O (h·d_k × d_model): the argument core.multiHead takes.
+ * and W_O (h·d_k × d_model): the argument core.multiHead takes. sharpness multiplies W_Q and W_K (so
+ * every score by its square): 1 is plain Xavier.
  */
-export function multiHeadWeights(dModel, heads, seed = 1) {
+export function multiHeadWeights(dModel, heads, seed = 1, sharpness = 1) {
   const dk = Math.max(1, Math.floor(dModel / heads));
   const width = dk * heads;
   const rand = mulberry32(seed);
-  const Wq = xavierUniform(dModel, width, rand);
-  const Wk = xavierUniform(dModel, width, rand);
+  const Wq = scaled(xavierUniform(dModel, width, rand), sharpness);
+  const Wk = scaled(xavierUniform(dModel, width, rand), sharpness);
   const Wv = xavierUniform(dModel, width, rand);
   const Wo = xavierUniform(width, dModel, rand);
   const list = [];

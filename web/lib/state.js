@@ -1,85 +1,155 @@
-// A figure's state, as attributes (widget) or URL parameters (page): the same names either way.
-//   sentence, view (heatmap | lines | steps | heads), heads (1–8), temperature (0.1–3),
-//   mask (none | causal), word (selected query word, 0-based), layer, head (imported attention), seed,
-//   scale (sqrt | none: divide the scores by √d or not), norm (rows | columns: which way the softmax
-//   runs in the heatmap), diagonal (show | hide: grey out each word's weight on itself),
-//   source (vectors | model: parameter-free attention over word vectors, or the trained language
-//   model of data/model.bin). With the model, layer is 0-based or 'rollout' (attention rollout over
-//   all layers) and head is 0-based.
+// The one state of a figure (and of the page's whole lesson): what the reader chose, as plain values,
+// with its round trip through attributes (widget) and URL parameters (page): the same names either way.
+//
+//   sentence     the text; input: 'sentence' (word vectors of it) or 'seed003' (seed 003's 3×4 example)
+//   source       'vectors' (attention computed from word vectors) or 'model' (the trained model)
+//   view         heatmap | lines | steps | heads;  word: the selected query word, 0-based, or null
+//   score        scaled (q·k/√d) | dot (q·k) | cosine (q·k/(|q||k|));  temperature 0.1–3;  mask none | causal
+//   norm         rows | columns: which way the softmax normalises;  diagonal: apart (a word's weight on
+//                itself is drawn hatched and left out of the colour scale) | scale (in the scale like any other)
+//   heads, seed  heads of the multi-head views (1–8) and the seed of their random projections
+//   layer, head  of the trained model (layer 0-based or 'rollout') or of imported attention
+//   weights      the single head's projections: free (Q = K = V = X) | identity | random | seed (seed
+//                003's own) | edited;  dk: their width;  bias: add b_Q, b_K, b_V
+//   full         the walkthrough shows whole matrices;  tour: the guided tour's stop, or null
 export const VIEWS = ['heatmap', 'lines', 'steps', 'heads'];
 export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads' };
-export const MASKS = ['none', 'causal'];
 export const SOURCES = ['vectors', 'model'];
 export const SOURCE_NAMES = { vectors: 'word vectors', model: 'trained model' };
+export const SCORES = ['scaled', 'dot', 'cosine'];
+export const SCORE_NAMES = { scaled: 'scaled dot q·k/√d', dot: 'dot q·k', cosine: 'cosine' };
+export const WEIGHT_MODES = ['free', 'identity', 'random', 'seed', 'edited'];
+export const INPUTS = ['sentence', 'seed003'];
 /** The layer value that stands for the attention rollout over all of the model's layers. */
 export const ROLLOUT = 'rollout';
 export const CONTROLS = ['sentence', 'source', 'view', 'heads', 'mask', 'word', 'temperature', 'options', 'share', 'export', 'import'];
 export const THEMES = ['auto', 'light', 'dark'];
-export const STATE_KEYS = ['sentence', 'source', 'view', 'heads', 'temperature', 'mask', 'word', 'layer', 'head', 'seed', 'scale', 'norm', 'diagonal'];
-export const CHOICES = { scale: ['sqrt', 'none'], norm: ['rows', 'columns'], diagonal: ['show', 'hide'] };
+export const CHOICES = {
+  view: VIEWS, source: SOURCES, score: SCORES, mask: ['none', 'causal'], norm: ['rows', 'columns'],
+  diagonal: ['apart', 'scale'], weights: WEIGHT_MODES, input: INPUTS,
+};
+export const STATE_KEYS = ['sentence', 'input', 'source', 'view', 'word', 'score', 'temperature', 'mask', 'norm', 'diagonal',
+  'heads', 'seed', 'layer', 'head', 'weights', 'dk', 'bias', 'full', 'tour'];
+/** Keys read for backward compatibility: scale=none meant score=dot; diagonal=hide/show predate apart/scale. */
+export const LEGACY = { scale: 'score' };
 
 export const DEFAULTS = Object.freeze({
   sentence: 'the train left the station on time',
+  input: 'sentence',
   source: 'vectors',
   view: 'heatmap',
-  heads: 4,
+  word: null,
+  score: 'scaled',
   temperature: 1,
   mask: 'none',
-  word: null,
+  norm: 'rows',
+  diagonal: 'apart',
+  heads: 4,
+  seed: 1,
   layer: 0,
   head: 0,
-  seed: 1,
-  scale: 'sqrt',
-  norm: 'rows',
-  diagonal: 'show',
+  weights: 'free',
+  dk: 4,
+  bias: false,
+  full: false,
+  tour: null,
 });
 
 const int = (v, lo, hi, fallback) => {
   const n = Number(v);
   return v !== null && v !== '' && Number.isInteger(n) && n >= lo && n <= hi ? n : fallback;
 };
+const flag = (v) => v === '1' || v === 'true' || v === 'yes';
 
 /** One state value from its string form (attribute or URL parameter); out-of-range → default. */
 export function parseValue(key, raw) {
   if (raw === null || raw === undefined) return DEFAULTS[key];
+  if (CHOICES[key]) return CHOICES[key].includes(raw) ? raw : key === 'diagonal' ? 'apart' : DEFAULTS[key];
   switch (key) {
     case 'sentence': return String(raw);
-    case 'view': return VIEWS.includes(raw) ? raw : DEFAULTS.view;
-    case 'heads': return int(raw, 1, 8, DEFAULTS.heads);
     case 'temperature': {
       const t = Number(raw);
       return raw !== '' && Number.isFinite(t) ? Math.min(3, Math.max(0.1, t)) : DEFAULTS.temperature;
     }
-    case 'mask': return MASKS.includes(raw) ? raw : DEFAULTS.mask;
     case 'word': return int(raw, 0, 1023, null);
-    case 'source': return SOURCES.includes(raw) ? raw : DEFAULTS.source;
+    case 'heads': return int(raw, 1, 8, DEFAULTS.heads);
+    case 'seed': return int(raw, 0, 2 ** 31, DEFAULTS.seed);
     case 'layer': return raw === ROLLOUT ? ROLLOUT : int(raw, 0, 1023, 0);
     case 'head': return int(raw, 0, 1023, 0);
-    case 'seed': return int(raw, 0, 2 ** 31, DEFAULTS.seed);
-    case 'scale': case 'norm': case 'diagonal': return CHOICES[key].includes(raw) ? raw : DEFAULTS[key];
+    case 'dk': return int(raw, 1, 16, DEFAULTS.dk);
+    case 'bias': case 'full': return flag(raw);
+    case 'tour': return int(raw, 0, 20, null);
     default: return undefined;
   }
 }
 
-/** A full state from URLSearchParams (or anything with get(name)). */
+/** A full state from URLSearchParams or attributes (anything with get(name)). */
 export function fromParams(params) {
   const state = {};
   for (const key of STATE_KEYS) state[key] = parseValue(key, params.get(key));
-  return state;
+  if (params.get('score') === null && params.get('scale') === 'none') state.score = 'dot';
+  return normalise(state);
 }
 
-/** URL parameters that reproduce a state (source/layer/head/seed only when not the default). */
+/** The URL parameters that reproduce a state: the sentence and view always, the rest when not the default. */
 export function toParams(state) {
   const p = new URLSearchParams();
   p.set('sentence', state.sentence);
-  if (state.source && state.source !== DEFAULTS.source) p.set('source', state.source);
   p.set('view', state.view);
-  p.set('heads', String(state.heads));
-  p.set('temperature', String(Number(state.temperature.toFixed(2))));
-  p.set('mask', state.mask);
-  if (state.word !== null && state.word !== undefined) p.set('word', String(state.word));
-  for (const key of ['layer', 'head', 'seed', 'scale', 'norm', 'diagonal']) if (state[key] !== DEFAULTS[key]) p.set(key, String(state[key]));
+  for (const key of STATE_KEYS) {
+    if (key === 'sentence' || key === 'view') continue;
+    const v = state[key];
+    if (v === DEFAULTS[key] || v === null || v === undefined) continue;
+    p.set(key, key === 'temperature' ? String(Number(v.toFixed(2))) : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+  }
   return p;
+}
+
+/**
+ * What a change implies for the rest of the state, so no combination is ever half-applied: a new
+ * sentence forgets the selected word; seed 003's example comes with its own weights and unscaled
+ * scores (as the article computes) and its first input selected; its weights mean nothing for a
+ * sentence.
+ */
+export function apply(state, changes) {
+  const next = { ...state, ...changes };
+  if (changes.sentence !== undefined && changes.sentence !== state.sentence) {
+    if (changes.word === undefined) next.word = null;
+    if (changes.input === undefined) next.input = 'sentence';
+  }
+  if (changes.input === 'seed003' && state.input !== 'seed003') {
+    Object.assign(next, { weights: 'seed', score: 'dot', word: changes.word ?? 0, bias: false, source: 'vectors' });
+  }
+  return normalise(next);
+}
+
+/** Values that cannot go together, made consistent. */
+export function normalise(state) {
+  const s = { ...state };
+  if (s.input === 'sentence' && s.weights === 'seed') s.weights = 'free';
+  if (s.input === 'seed003' && s.source === 'model') s.input = 'sentence';
+  return s;
+}
+
+/**
+ * Which settings change what a view shows, per source. The controls show these and hide the others;
+ * a view that cannot follow a setting in force says so (views.js notes).
+ */
+export function settingsFor(state, imported = false) {
+  const model = !imported && state.source === 'model';
+  const vectors = !imported && !model;
+  const v = state.view;
+  return {
+    source: !imported,
+    score: vectors,
+    temperature: vectors,
+    mask: vectors,
+    norm: vectors && v !== 'heads',
+    diagonal: v !== 'steps',
+    heads: vectors && v === 'heads',
+    layer: model || imported,
+    head: (model || imported) && v !== 'heads' && state.layer !== ROLLOUT,
+  };
 }
 
 /** Which controls to show, from "sentence view temperature", "all" or "none" (commas or spaces). */
@@ -89,3 +159,4 @@ export function parseControls(raw, fallback) {
   if (words.includes('all')) return new Set(CONTROLS);
   return new Set(words.filter((w) => CONTROLS.includes(w)));
 }
+

@@ -1,14 +1,14 @@
-// The "steps" view: for one query word, the four stages the core went through — raw scores q·k,
-// scaled scores, softmax weights, and the output row — with the core's own intermediate numbers
-// (AttentionSteps.scores / .scaled / .weights / .output). Nothing is recomputed here. Rows are kept
-// between redraws (only changed text is written); a long input shows a window of keys.
-import { count, h, svgEl as el, setAttrs as set, textWidth } from './dom.js';
-import { labelOf } from './heatmap.js';
+// The "steps" view: for one query word, the four stages the core went through (raw scores, scaled
+// scores, softmax weights, and the output row) with the core's own numbers (the Result's steps.scores,
+// steps.scaled, weights and output). Nothing is recomputed here. Rows are kept between redraws (only
+// changed text is written); a long input shows a window of keys.
+import { h, svgEl as el, setAttrs as set, textWidth } from './dom.js';
+import { count, labelOf, num } from './format.js';
 import { ALL_ROWS, Pager, WINDOW, centre } from './windowing.js';
 
 const ROW = 22;
 const TOP = 64;
-const fmt = (x) => (x === -Infinity ? '−∞' : Number.isFinite(x) ? x.toFixed(4).replace('-', '−') : String(x));
+const fmt = (x) => num(x, 4);
 
 /** One steps view, kept across redraws: append `steps.el`, then update() with the core's steps. */
 export class Steps {
@@ -19,11 +19,7 @@ export class Steps {
     this.title = el('text', { class: 'steps-title', x: 8, y: 18 }, this.svg);
     this.note = el('text', { class: 'steps-note', x: 8, y: 36 }, this.svg);
     const header = el('g', { role: 'row', class: 'steps-head' }, this.svg);
-    this.heads = ['key', '1 q·k', '2 scaled', '3 softmax'].map((text, c) => {
-      const t = el('text', { role: 'columnheader', y: TOP - 10, 'text-anchor': c === 0 ? 'start' : 'end' }, header);
-      t.textContent = text;
-      return t;
-    });
+    this.heads = ['key', '1 q·k', '2 scaled', '3 softmax'].map((_, c) => el('text', { role: 'columnheader', y: TOP - 10, 'text-anchor': c === 0 ? 'start' : 'end' }, header));
     this.rules = [el('line', { class: 'rule' }, this.svg), el('line', { class: 'rule' }, this.svg)];
     this.body = el('g', {}, this.svg);
     this.rows = [];
@@ -34,10 +30,12 @@ export class Steps {
   }
 
   /**
-   * steps: AttentionSteps of the core; query: the word whose row is shown; scaleText: how the scores
-   * were scaled (e.g. "÷ √50 ÷ 1.00"); outputDims: numbers of the output row printed.
+   * steps: { scores, scaled, weights, output } from the core (weights and output as the figure draws
+   * them: the column softmax's when that is chosen); query: the word whose row is shown; scaleText: how
+   * the scores were scaled (e.g. "÷ √50 ÷ 1.00"); headers: the three stages' names; diagonalApart: mark
+   * the query's own row "(itself)"; outputDims: numbers of the output row printed.
    */
-  update({ tokens, steps, query, scaleText = '', outputDims = 8 }) {
+  update({ tokens, steps, query, scaleText = '', headers = ['1 q·k', '2 scaled', '3 softmax'], diagonalApart = false, width = 640 }) {
     const T = steps.weights.rows;
     const i = Math.min(Math.max(0, query), T - 1);
     if (tokens !== this.tokens) {
@@ -52,7 +50,12 @@ export class Steps {
     if (key !== this.anchorKey) this.start = centre(this.n, T, i);
     this.anchorKey = key;
     this.start = Math.min(Math.max(0, this.start), T - this.n);
-    Object.assign(this, { steps, i, T, scaleText, outputDims });
+    ['key', ...headers].forEach((text, c) => set(this.heads[c], {}, text));
+    // Narrow screens get narrower columns and fewer output numbers rather than a scaled-down picture
+    // (the text must stay at its size to be read on a phone).
+    this.compact = width < 540;
+    const outputDims = Math.max(2, Math.min(8, Math.floor((width - 40) / 64)));
+    Object.assign(this, { steps, i, T, scaleText, outputDims, diagonalApart });
     this.#draw();
   }
 
@@ -66,12 +69,12 @@ export class Steps {
   #draw() {
     const { steps, i, T, n, start, tokens, labels } = this;
     const at = (m, r, c) => m.data[r * m.cols + c];
-    const colW = 92, barW = 120, x0 = 8;
-    const cols = [this.keyW, colW, colW, colW + barW];
+    const colW = this.compact ? 68 : 92, barW = this.compact ? 34 : 120, x0 = 8;
+    const cols = [this.keyW + (this.diagonalApart ? 58 : 0), colW, colW, colW + barW];
     const xs = cols.reduce((acc, w) => [...acc, acc[acc.length - 1] + w], [x0]);
     const outTop = TOP + n * ROW + 20;
     const d = steps.output.cols, shown = Math.min(d, this.outputDims);
-    const width = Math.max(xs[4] + 8, 460), height = outTop + ROW + 14;
+    const width = Math.max(xs[4] + 8, this.compact ? 0 : 460), height = outTop + ROW + 14;
     set(this.svg, { viewBox: `0 0 ${width} ${height}`, width, height,
       'aria-label': `How ${tokens[i].text} (query word ${i + 1}) shares its attention: scores, scaled scores, softmax weights, output.` });
     this.svg.dataset.query = String(i);
@@ -98,7 +101,7 @@ export class Steps {
       const masked = scaled === -Infinity ? ' masked' : '';
       g.dataset.key = String(j);
       const cells = [
-        [labels[j], xs[0], `label ${tokens[j].lookup}`, null],
+        [labels[j] + (j === i && this.diagonalApart ? ' (itself)' : ''), xs[0], `label ${tokens[j].lookup}${j === i ? ' itself' : ''}`, null],
         [fmt(score), xs[2] - 8, 'num score', score],
         [fmt(scaled), xs[3] - 8, 'num scaled', scaled],
         [fmt(w), xs[4] - barW - 8, 'num weight', w],
@@ -107,9 +110,9 @@ export class Steps {
         set(texts[c], { x, y, class: cls + masked }, text);
         if (value !== null) texts[c].dataset.value = String(value);
       });
-      set(bar, { x: xs[4] - barW, y: y - 6, width: maxW > 0 ? (barW * w) / maxW : 0 });
+      set(bar, { x: xs[4] - barW, y: y - 6, width: maxW > 0 ? (barW * w) / maxW : 0, class: j === i && this.diagonalApart ? 'bar itself' : 'bar' });
     });
-    set(this.outTitle, { y: outTop + 6 }, `4 output = Σ weight × v  (row ${i + 1} of weights · V, ${d} numbers)`);
+    set(this.outTitle, { y: outTop + 6 }, this.compact ? `4 output = Σ weight × v (${d} numbers)` : `4 output = Σ weight × v  (row ${i + 1} of weights · V, ${d} numbers)`);
     const values = [];
     for (let c = 0; c < shown; c++) values.push(fmt(at(steps.output, i, c)));
     set(this.output, { y: outTop + 6 + ROW }, `[ ${values.join('  ')}${d > shown ? '  …' : ''} ]`);

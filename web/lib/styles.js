@@ -30,9 +30,15 @@ export const FIGURE_CSS = `
 .af .controls label, .af .field > span { font-weight: 600; font-size: 0.9rem; }
 .af input, .af select, .af button, .af textarea { font: inherit; color: var(--af-fg); margin: 0; }
 .af #sentence {
-  width: 100%; font-size: 1.1rem; padding: 0.5rem 0.7rem; border: 1px solid var(--af-line);
-  border-radius: 8px; background: var(--af-bg);
+  display: block; width: 100%; font-size: 1.1rem; line-height: 1.45; padding: 0.45rem 0.7rem; border: 1px solid var(--af-line);
+  border-radius: 8px; background: var(--af-bg); resize: vertical; min-height: 2.6rem; overflow-y: auto;
 }
+.af .sentence-field { display: grid; gap: 0.2rem; }
+.af .main-controls { gap: 0.4rem 1.1rem; }
+.af button.more[aria-expanded=true] { border-color: var(--af-accent); color: var(--af-accent); }
+.af .options.panel { display: grid; gap: 0.5rem; }
+.af .story { margin: 0.1rem 0 0.4rem; font-size: 1rem; font-weight: 500; min-height: 1.5em; }
+.af .view-message { margin: 0.5rem 0; color: var(--af-muted); }
 .af .row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4rem 1rem; }
 .af .field { display: inline-flex; align-items: center; gap: 0.4rem; }
 .af select, .af input[type=number] {
@@ -105,6 +111,9 @@ export const FIGURE_CSS = `
 .af svg.steps .steps-head text { fill: var(--af-muted); font-size: 12px; font-weight: 600; }
 .af svg.steps .steps-title { font-weight: 600; }
 .af svg.legend .tick { stroke: var(--af-muted); }
+.af svg.legend .swatch { fill: var(--af-panel); stroke: var(--af-muted); }
+.af svg.legend .hatch { stroke: var(--af-muted); stroke-width: 1; opacity: 0.7; }
+.af svg.steps .bar.itself { fill: var(--af-muted); }
 .af svg.legend .tick-label { fill: var(--af-muted); font-size: 12px; font-variant-numeric: tabular-nums; }
 
 .af .readout { min-height: 1.6em; margin: 0.4rem 0; font-variant-numeric: tabular-nums; }

@@ -1,47 +1,10 @@
-// Helpers for tables and formulas: matrices as real HTML tables (so screen readers read them as
-// tables; the figure's views use matrixTable for their table alternative too), and for the page's
-// explainer MathML formulas (built node by node, no TeX engine), editable matrices and number
-// formatting. Every number shown comes from the wasm core; nothing here does arithmetic on it.
+// Matrices as real HTML tables (so screen readers read them as tables; the figure's views use
+// matrixTable for their table alternative too) and editable matrices for the walkthrough and the
+// by-hand sheet. Every number shown comes from the wasm core; nothing here does arithmetic on it.
 import { h } from './dom.js';
 import { inkOn, viridis } from './colour.js';
-
-const MML = 'http://www.w3.org/1998/Math/MathML';
-
-/** A MathML element; string children become text nodes. */
-export function m(tag, ...kids) {
-  const n = document.createElementNS(MML, tag);
-  for (const k of kids) if (k !== null && k !== undefined) n.append(k);
-  return n;
-}
-export const mi = (t) => m('mi', t);
-export const mo = (t) => m('mo', t);
-export const mn = (t) => m('mn', t);
-export const mrow = (...k) => m('mrow', ...k);
-export const sub = (base, s) => m('msub', typeof base === 'string' ? mi(base) : base, typeof s === 'string' ? mi(s) : s);
-export const sup = (base, s) => m('msup', typeof base === 'string' ? mi(base) : base, typeof s === 'string' ? mi(s) : s);
-export const frac = (a, b) => m('mfrac', a, b);
-export const sqrt = (a) => m('msqrt', a);
-export const text = (t) => m('mtext', t);
-/** Σ with a subscript. */
-export const sum = (index) => m('munder', mo('∑'), mi(index));
-/** A display formula; label is what a screen reader says if it cannot read MathML. */
-export function formula(label, ...kids) {
-  const n = m('math', mrow(...kids));
-  n.setAttribute('display', 'block');
-  n.setAttribute('aria-label', label);
-  return n;
-}
-/** softmax( … ) */
-export const fn = (name, ...arg) => mrow(mi(name), mo('('), ...arg, mo(')'));
-
-/** A number as the page prints it: integers as such, otherwise 4 decimals; −∞ for masked. */
-export function fmt(x, digits = 4, fixed = false) {
-  if (x === -Infinity) return '−∞';
-  if (!Number.isFinite(x)) return String(x);
-  if (Number.isInteger(x) && !fixed) return String(x).replace('-', '−');
-  const s = x.toFixed(digits);
-  return (/^-0\.0+$/.test(s) ? s.slice(1) : s).replace('-', '−');
-}
+import { decimalsFor, num } from './format.js';
+import { parseCell } from './cells.js';
 
 const at = (mat, r, c) => mat.data[r * mat.cols + c];
 
@@ -60,8 +23,9 @@ export function matrixTable(mat, o = {}) {
   const colsShown = o.colRange ? range(o.colRange) : pick(mat.cols, limit, o.highlightCol);
   let max = o.max ?? 0;
   if (o.heat && o.max === undefined) for (const v of mat.data) if (v > max) max = v;
-  // All integers (seed 003's scores, the by-hand products): print them as such; otherwise 4 decimals throughout.
-  const fixed = !mat.data.every((v) => Number.isInteger(v) || v === -Infinity);
+  // One count of decimals per table: integers (seed 003's scores, the by-hand products) print as such,
+  // anything else with o.digits (4) decimals throughout, so no bare "0" sits among "0.1234"s.
+  const digits = o.digits ?? decimalsFor(mat.data, 4);
   const label = (labels, i) => (i === null ? null : labels?.[i] ?? String(i + 1));
   const shape = JSON.stringify([o.name, o.heat, o.highlightRow, o.highlightCol, mat.rows, mat.cols, rowsShown, colsShown]);
   const labels = [...rowsShown.map((r) => label(o.rowLabels, r)), ...colsShown.map((c) => label(o.colLabels, c))].filter((l) => l !== null);
@@ -73,7 +37,7 @@ export function matrixTable(mat, o = {}) {
     } else if (node.textContent !== text) node.textContent = text;
   };
   const paint = (td, v) => {
-    const text = fmt(v, 4, fixed), value = String(v);
+    const text = num(v, digits), value = String(v);
     setText(td, text);
     if (td.dataset.value !== value) td.dataset.value = value;
     if (o.heat && Number.isFinite(v)) {
@@ -132,14 +96,6 @@ function pick(n, limit, keep) {
   return out;
 }
 
-/** Parses one edited cell: a finite number, or null. */
-export function parseCell(raw) {
-  const t = String(raw).trim().replace('−', '-');
-  if (t === '') return null;
-  const v = Number(t);
-  return Number.isFinite(v) ? v : null;
-}
-
 /**
  * An editable matrix: values is an array of rows of strings/numbers (mutated on input).
  * onChange() after every edit; cells that are not numbers get aria-invalid and the class "bad".
@@ -189,15 +145,3 @@ export function editTable(values, { caption, name, rowLabels, colLabels, onChang
   const wrap = h('div', { class: 'matrix-wrap' }, table);
   return wrap;
 }
-
-/** The invalid cells of edited matrices ({ name: rows }) as "W_Q[2, 3]", in order. */
-export function badCells(named) {
-  const out = [];
-  for (const [name, rows] of Object.entries(named)) {
-    rows.forEach((row, r) => row.forEach((v, c) => { if (parseCell(v) === null) out.push(`${name}[${r + 1}, ${c + 1}]`); }));
-  }
-  return out;
-}
-
-/** Edited rows of strings → rows of numbers (call only when badCells is empty). */
-export const numeric = (rows) => rows.map((row) => row.map((v) => parseCell(v)));

@@ -1,6 +1,7 @@
 // Windows onto long inputs, shared by the views: up to ALL_ROWS tokens a view shows every row; a
 // longer input is shown WINDOW rows at a time, around the chosen word, and the reader pages through it.
-import { count as number, h } from './dom.js';
+import { h } from './dom.js';
+import { count as number } from './format.js';
 
 /** Up to this many tokens a view shows every row; a longer input is shown through a window. */
 export const ALL_ROWS = 64;

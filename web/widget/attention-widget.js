@@ -1,22 +1,25 @@
 // <attention-figure>: the embeddable widget. One element = one live figure in its own shadow root;
 // every element on a page shares one wasm core, one copy of the word vectors and one trained model.
 // Files (wasm, vectors, model) are fetched relative to this script's URL, each only when needed.
-// Attributes:
+// Attributes: the state's names (lib/state.js), as the page's URL parameters:
 //   sentence, source (vectors | model: word vectors, or the trained model of model.bin),
 //   view (heatmap | lines | steps | heads), heads (1–8), temperature (0.1–3),
 //   mask (none | causal), word (selected word, 0-based), seed,
 //   layer (0-based, or rollout with the trained model), head (0-based; trained model or imported),
-//   scale (sqrt | none), norm (rows | columns), diagonal (show | hide),
+//   score (scaled | dot | cosine; scale="none" still means dot), norm (rows | columns),
+//   diagonal (apart | scale: a word's weight on itself hatched and out of the colour scale, or in it),
+//   input (sentence | seed003), weights (free | identity | random | seed), dk,
 //   controls ("sentence view temperature" by default; "all", "none", or any of
 //            sentence source view heads mask word temperature options share export import),
 //   theme (auto | light | dark), src (URL of attention JSON from a real model),
 //   page (URL of the full page that share links point to; default ../index.html beside this folder).
-import { assetURL } from '../lib/core.js';
-import { Figure } from '../lib/figure.js';
-import { STATE_KEYS, parseControls, parseValue } from '../lib/state.js';
+import { assetURL } from '../lib/loader.js';
+import { Figure } from '../lib/figure/figure.js';
+import { LEGACY, STATE_KEYS, parseControls, parseValue } from '../lib/state.js';
+import { Store } from '../lib/store.js';
 import { figureSheet } from '../lib/styles.js';
 
-export { loadCore, loadModel, loadVectors } from '../lib/core.js';
+export { loadCore, loadModel, loadVectors } from '../lib/loader.js';
 export { parseAttention, ImportError } from '../lib/importer.js';
 
 export const DEFAULT_CONTROLS = ['sentence', 'view', 'temperature'];
@@ -32,8 +35,9 @@ function hostStyles() {
 }
 
 export class AttentionFigureElement extends HTMLElement {
-  static observedAttributes = [...STATE_KEYS, 'controls', 'theme', 'src', 'page'];
+  static observedAttributes = [...STATE_KEYS, ...Object.keys(LEGACY), 'controls', 'theme', 'src', 'page'];
   #figure = null;
+  #store = null;
   #started = false;
   #srcLoad = 0;
 
@@ -45,21 +49,23 @@ export class AttentionFigureElement extends HTMLElement {
 
   connectedCallback() {
     if (!this.#figure) {
+      const initial = {};
+      for (const key of STATE_KEYS) if (this.hasAttribute(key)) initial[key] = parseValue(key, this.getAttribute(key));
+      if (!this.hasAttribute('score') && this.getAttribute('scale') === 'none') initial.score = 'dot';
+      this.#store = new Store(initial);
       this.#figure = new Figure(this.shadowRoot, {
+        store: this.#store,
         controls: parseControls(this.getAttribute('controls'), DEFAULT_CONTROLS),
         framed: true,
         theme: this.getAttribute('theme') ?? 'auto',
         shareBase: () => new URL(this.getAttribute('page') ?? assetURL('../index.html'), document.baseURI).href,
-        onState: (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true })),
+        onUserChange: (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true })),
       });
-      const initial = {};
-      for (const key of STATE_KEYS) initial[key] = parseValue(key, this.getAttribute(key));
-      this.#figure.set(initial);
     }
     if (!this.#started) {
       this.#started = true;
       if (this.hasAttribute('src')) this.#loadSrc(this.getAttribute('src'));
-      else this.#figure.start();
+      else this.#store.start();
     }
   }
 
@@ -70,7 +76,9 @@ export class AttentionFigureElement extends HTMLElement {
     else if (name === 'src') {
       if (value) this.#loadSrc(value);
       else this.#figure.clearImport();
-    } else if (name !== 'page') this.#figure.set({ [name]: parseValue(name, value) });
+    } else if (name in LEGACY) {
+      if (!this.hasAttribute('score')) this.#store.set({ score: value === 'none' ? 'dot' : 'scaled' });
+    } else if (name !== 'page') this.#store.set({ [name]: parseValue(name, value) });
   }
 
   async #loadSrc(src) {
@@ -88,9 +96,9 @@ export class AttentionFigureElement extends HTMLElement {
     if (ticket === this.#srcLoad) this.#figure.importAttention(text);
   }
 
-  /** The current state: { sentence, source, view, heads, temperature, mask, word, layer, head, seed, scale, norm, diagonal }. */
+  /** The current state (lib/state.js): { sentence, source, view, word, score, temperature, mask, norm, diagonal, heads, seed, layer, head, … }. */
   get state() {
-    return { ...this.#figure.state };
+    return { ...this.#store.state };
   }
 
   /** Draws attention from a model: JSON text or object {tokens, attentions}, or a bare array plus tokens. */

@@ -1,0 +1,110 @@
+// The by-hand sheet (page only), after the "Self-attention by hand" sheets (seeds 001/004): the column
+// convention, 4 tokens as columns of a 6×4 X, 3×6 weights, Q = W_Q·X, K = W_K·X, V = W_V·X, scores KᵀQ,
+// softmax down each column, Z = V·A; the sheet's shortcuts (floor(x/2) for ÷√3, 3^x for e^x, with the
+// powers and column sums written out) beside the exact values. Its numbers live in the page's store
+// (editable here), its results come from the core (store.handResult), and "Print the worksheet" prints
+// them as a worksheet with an answer key (worksheet.js).
+import { h } from '../dom.js';
+import { drawLegend } from '../heatmap/legend.js';
+import { HAND_DEFAULT, computeHand } from '../compute.js';
+import { formula, frac, mi, mo, mrow, sqrt, sub, sup } from '../math.js';
+import { editTable, matrixTable } from '../tables.js';
+import { FEATURES, QK_ROWS, TOKENS, Worksheet } from './worksheet.js';
+
+const copy = (values) => Object.fromEntries(Object.entries(values).map(([k, rows]) => [k, rows.map((r) => r.map(String))]));
+
+export class ByHand {
+  constructor(root, { store }) {
+    this.store = store;
+    // The sheet's numbers (rows of strings, edited in place) and the store's computation of them.
+    this.values = copy(HAND_DEFAULT);
+    this.version = 0;
+    store.derive((sources) => {
+      if (!sources.core || this.result?.version === this.version) return;
+      this.result = { ...computeHand(sources.core, this.values), version: this.version };
+      if (this.result.ok) this.good = this.result;
+    });
+    const e = (this.els = {});
+    e.message = h('p', { class: 'x-message', role: 'alert', hidden: true });
+    e.inputs = h('div', { class: 'editor-row hand-inputs' });
+    e.results = h('div', { class: 'hand-results' });
+    e.print = h('button', { type: 'button', id: 'print-worksheet' }, 'Print the worksheet (with an answer key)');
+    e.reset = h('button', { type: 'button', id: 'hand-reset' }, 'Back to the example numbers');
+    this.worksheet = new Worksheet(document.getElementById('worksheet'));
+    root.append(
+      h('p', {}, 'Tokens are columns here, as on the hand-exercise sheets. Each column of the weight matrix A sums to 1. ',
+        'The “by hand” column uses the sheets’ shortcuts: floor(x/2) instead of ÷√3 (≈ 1.73), and 3', h('sup', {}, 'x'), ' instead of e', h('sup', {}, 'x'), '.'),
+      formula('Q equals W Q X, K equals W K X, V equals W V X; A equals softmax down the columns of K transpose Q over root d k; Z equals V A',
+        mi('Q'), mo('='), sub('W', 'Q'), mi('X'), mo(',\u2003'), mi('A'), mo('='), mrow(mi('softmax'), sub(mo('↓'), mi('col'))), mo('('),
+        frac(mrow(sup('K', 'T'), mi('Q')), sqrt(sub('d', 'k'))), mo(')'), mo(',\u2003'), mi('Z'), mo('='), mi('V'), mi('A')),
+      h('div', { class: 'row no-print' }, e.print, e.reset),
+      e.message, e.inputs, e.results);
+    e.print.addEventListener('click', () => this.print());
+    e.reset.addEventListener('click', () => {
+      this.values = copy(HAND_DEFAULT);
+      this.#buildInputs();
+      this.#changed();
+    });
+    this.#buildInputs();
+    store.subscribe(() => this.render());
+    this.render();
+  }
+
+  /** The sheet's numbers changed: the store recomputes (once) and every view redraws. */
+  #changed() {
+    this.version++;
+    this.store.update();
+  }
+
+  #buildInputs() {
+    const v = this.values, onChange = () => this.#changed();
+    this.els.inputs.replaceChildren(
+      h('div', { class: 'editor' }, editTable(v.X, { caption: 'X (6 features × 4 tokens)', name: 'X', rowLabels: FEATURES, colLabels: TOKENS, onChange })),
+      ...[['Wq', 'W_Q'], ['Wk', 'W_K'], ['Wv', 'W_V']].map(([k, name]) => h('div', { class: 'editor' },
+        editTable(v[k], { caption: `${name} (3×6)`, name, colLabels: FEATURES, onChange }))));
+  }
+
+  render() {
+    const r = this.result, good = this.good, e = this.els;
+    e.message.hidden = !r || r.ok;
+    if (r && !r.ok) e.message.textContent = r.message;
+    if (!good || good === this.drawn) return;
+    this.drawn = good;
+    const { hand, exact, powers, sums } = good;
+    const t = (mat, caption, name, o = {}) => matrixTable(mat, { caption, name, colLabels: TOKENS, ...o });
+    const legend = h('div', { class: 'legend-wrap no-print' });
+    drawLegend(legend, 1, { what: 'a weight of 1' });
+    e.results.replaceChildren(
+      h('div', { class: 'matrix-row' },
+        t(exact.Q, 'Q = W_Q·X', 'hand-Q', { rowLabels: QK_ROWS }),
+        t(exact.K, 'K = W_K·X', 'hand-K', { rowLabels: QK_ROWS }),
+        t(exact.V, 'V = W_V·X', 'hand-V', { rowLabels: QK_ROWS })),
+      t(exact.scores, 'KᵀQ (scores: key rows, query columns)', 'hand-scores', { rowLabels: TOKENS }),
+      h('div', { class: 'hand-compare' },
+        h('div', { class: 'hand-col' }, h('h4', {}, 'By hand'),
+          t(hand.scaled, 'floor(KᵀQ / 2)', 'hand-scaled', { rowLabels: TOKENS }),
+          t(powers, '3^x, then each column’s sum Σ', 'hand-powers', { rowLabels: TOKENS }),
+          t({ rows: 1, cols: 4, data: sums }, 'Σ (column sums)', 'hand-sums', { rowLabels: ['Σ'] }),
+          t(hand.weights, 'A: 3^x, each column ÷ its sum', 'hand-weights', { rowLabels: TOKENS, heat: true, max: 1 }),
+          t(hand.output, 'Z = V·A', 'hand-output', { rowLabels: QK_ROWS })),
+        h('div', { class: 'hand-col' }, h('h4', {}, 'Exact'),
+          t(exact.scaled, 'KᵀQ / √3', 'exact-scaled', { rowLabels: TOKENS }),
+          t(exact.weights, 'A: softmax (e^x) down each column', 'exact-weights', { rowLabels: TOKENS, heat: true, max: 1 }),
+          t(exact.output, 'Z = V·A', 'exact-output', { rowLabels: QK_ROWS }))),
+      legend);
+  }
+
+  /** Prints the worksheet: givens filled, blank cells per step, then the answer key on a second page. */
+  print() {
+    const good = this.good;
+    if (!good) return;
+    this.worksheet.fill(good);
+    document.body.classList.add('print-worksheet');
+    const done = () => {
+      document.body.classList.remove('print-worksheet');
+      removeEventListener('afterprint', done);
+    };
+    addEventListener('afterprint', done);
+    print();
+  }
+}

@@ -1,0 +1,327 @@
+// The one computation: from the state (state.js) and what is loaded, every number any view draws,
+// all of it from the wasm core. Views read the Result and never call the core themselves.
+//
+// Result (ok: true):
+//   kind       'vectors' | 'seed003' | 'model' | 'imported';  key: what it was computed from
+//   tokens     [{ text, lookup, matched }] and labels (as the views print them); T; total: the text's
+//              token count when it was cut to `cap` tokens (else null)
+//   X, d       the inputs (T × d): word vectors, seed 003's rows, or the model's stream entering the layer
+//   projection { mode, W: { Wq, Wk, Wv, bq?, bk?, bv? } | null, dk, dv }
+//   steps      the core's AttentionSteps of the head followed (Q, K, V, scores, scaled, weights, output),
+//              null for imported attention
+//   weights    that head's T×T weights as the views draw them (the column softmax when norm is columns;
+//              an imported head);  output: weights·V to match (null where there is none)
+//   shown      what the heatmap and lines views draw: weights, or the model's rollout when chosen
+//   divisor    what the scores were divided by, as text ('√50', '1', ...);  score: 'scaled' | 'dot' | 'cosine'
+//   heads(n, seed)   multi-head attention: { maps: [{ weights, title, caption, layer, head }], concat, Wo,
+//              bo, output, afterAttention, dk, learnt }, computed on first use and kept
+//   terms(i)   the core's terms of query i: { products (q_i∘k_j), weighted (α_ij·v_j) }, kept per i
+//   model      { run, layer, head, rollout, layers, heads, context, info, learnt(l) } with the trained model
+//   imported   { layers, heads, layer, head } with imported attention
+//   rounding() seed 003 only: the article's rounded weights and their outputs (core.weightedSum)
+//   storyWord  the query whose strongest link to another word is strongest: the word the caption,
+//              and the selected-word views, talk about until the reader picks one
+// Otherwise { ok: false, kind: 'loading' | 'empty' | 'error' | 'cells', message, cells? }.
+import { AttentionError } from './loader.js';
+import { badCells, numericMatrix, parseCell } from './cells.js';
+import { labelOf } from './format.js';
+import { HEAD_SHARPNESS, identityWeights, multiHeadWeights, mulberry32, xavierUniform } from './rng.js';
+
+export { HEAD_SHARPNESS };
+import { ROLLOUT } from './state.js';
+
+/** The figure draws up to this many tokens; longer text is cut, and the figure says so. */
+export const MAX_TOKENS = 1024;
+
+/** Seed 003's worked example (row convention), exactly as the article prints it. */
+export const SEED003 = Object.freeze({
+  X: [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
+  Wk: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+  Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
+  Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]],
+  // The weights as the article prints them before it sums ("0.0634" appears as 0.0).
+  rounded: [[0, 0.5, 0.5], [0, 1, 0], [0, 0.9, 0.1]],
+  labels: ['input 1', 'input 2', 'input 3'],
+});
+
+const asMatrix = (rows) => ({ rows: rows.length, cols: rows[0].length, data: Float32Array.from(rows.flat()) });
+const once = (make) => {
+  let value, made = false;
+  return () => (made ? value : ((made = true), (value = make())));
+};
+
+/**
+ * The embedding of a text's first `cap` tokens: { embedding, total } where total is the text's token
+ * count when it had more (else null). The first `cap` tokens, joined by spaces, tokenise back to
+ * themselves (a token never holds a space), so the core embeds exactly those.
+ */
+export function embedPrefix(core, vectors, text, cap) {
+  try {
+    return { embedding: vectors.embed(text, cap), total: null };
+  } catch (err) {
+    const tokens = core.tokenize(text);
+    if (tokens.length <= cap) throw err;
+    return { embedding: vectors.embed(tokens.slice(0, cap).join(' '), cap), total: tokens.length };
+  }
+}
+
+/** The fields of the state the main computation depends on (the rest only changes what is drawn). */
+function keyOf(state, sources) {
+  const s = state;
+  if (sources.imported) return `imported:${sources.imported.id}:${s.layer}:${s.head}`;
+  if (s.source === 'model') return `model:${s.sentence}:${s.layer}:${s.head}`;
+  return [s.input, s.input === 'sentence' ? s.sentence : '', s.score, s.temperature, s.mask, s.norm, s.weights, s.dk, s.bias,
+    s.weights === 'random' ? s.seed : '', s.weights === 'edited' ? sources.editsVersion : ''].join('\u0001');
+}
+
+/**
+ * Computes (or reuses `previous`, when the same inputs) everything the views draw.
+ * sources: { core, vectors, lm: { core, model } | null, imported: parsed attention | null,
+ *            edits: { Wq, Wk, Wv, bq, bk, bv } as rows of strings, editsVersion, vectorsError, modelError }
+ */
+export function compute(state, sources, previous = null) {
+  const key = keyOf(state, sources);
+  if (previous?.ok && previous.key === key) return previous;
+  try {
+    if (sources.imported) return importedResult(state, sources.imported, key);
+    if (state.source === 'model') {
+      if (!sources.lm) return notYet(sources.modelError, 'the trained model');
+      if (!state.sentence.trim()) return empty();
+      return modelResult(state, sources.lm, key);
+    }
+    if (!sources.vectors) return notYet(sources.vectorsError, 'the attention core or the word vectors');
+    if (state.input === 'sentence' && !state.sentence.trim()) return empty();
+    return vectorResult(state, sources, key);
+  } catch (err) {
+    if (err instanceof CellError) return { ok: false, kind: 'cells', cells: err.cells, message: cellMessage(err.cells) };
+    if (!(err instanceof AttentionError)) throw err;
+    return { ok: false, kind: 'error', message: tokenMessage(sources, state.sentence, err) };
+  }
+}
+
+const empty = () => ({ ok: false, kind: 'empty', message: 'Type a sentence… its words will appear as the rows and columns of the heatmap.' });
+const notYet = (error, what) => (error
+  ? { ok: false, kind: 'error', message: `Could not load ${what} (${error.message}).`, loadFailed: true }
+  : { ok: false, kind: 'loading', message: `Loading ${what}…` });
+
+function tokenMessage(sources, text, err) {
+  const core = sources.lm?.core ?? sources.core;
+  try {
+    if (core && core.tokenize(text).length === 0) return 'Type a sentence: there are no words to compare yet.';
+  } catch { /* the core's own message says it */ }
+  return err.message;
+}
+
+class CellError extends Error {
+  constructor(cells) {
+    super('invalid cells');
+    this.cells = cells;
+  }
+}
+const cellMessage = (cells) => `${cells.slice(0, 3).join(', ')}${cells.length > 3 ? ` and ${cells.length - 3} more` : ''} ${cells.length > 1 ? 'are' : 'is'} not a number: the results are from the last good weights.`;
+
+/** The index of the query with the strongest link to another word (off the diagonal), and that weight. */
+function strongestRow(weights) {
+  const T = weights.rows, d = weights.data;
+  let best = 0, top = -1;
+  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) if (i !== j && d[i * T + j] > top) ((top = d[i * T + j]), (best = i));
+  return T > 1 ? best : 0;
+}
+
+function finish(result) {
+  result.labels = result.tokens.map(labelOf);
+  result.T = result.tokens.length;
+  result.shown ??= result.weights;
+  result.storyWord = strongestRow(result.shown);
+  result.ok = true;
+  return result;
+}
+
+/** Query terms of the drawn weights (the column softmax when that is what is drawn), kept per query. */
+function termsOf(core, result) {
+  const cache = new Map();
+  return (i) => {
+    if (!result.steps) return null;
+    if (!cache.has(i)) cache.set(i, core.queryTerms({ ...result.steps, weights: result.weights }, i));
+    return cache.get(i);
+  };
+}
+
+// ---- word vectors and seed 003 ----------------------------------------------------------------------
+function vectorResult(state, sources, key) {
+  const { core, vectors } = sources;
+  let X, tokens, total = null;
+  if (state.input === 'seed003') {
+    X = asMatrix(SEED003.X);
+    tokens = SEED003.labels.map((text) => ({ text, lookup: 'known', matched: text }));
+  } else {
+    const { embedding, total: all } = embedPrefix(core, vectors, state.sentence, MAX_TOKENS);
+    ({ X, tokens } = embedding);
+    total = all;
+  }
+  const d = X.cols;
+  const projection = projectionOf(state, sources, d);
+  const options = { temperature: state.temperature, causal: state.mask === 'causal' };
+  const score = state.score;
+  let steps, divisor;
+  if (!projection.W) {
+    divisor = score === 'scaled' ? Math.sqrt(d) : 1;
+    steps = core.parameterFree(X, divisor, { ...options, score: score === 'cosine' ? 'cosine' : 'dot' });
+  } else {
+    divisor = score === 'scaled' ? Math.sqrt(projection.dk) : 1;
+    steps = core.attention(X, projection.W, { ...options, score: { scaled: 'scaled_dot', dot: 'dot', cosine: 'cosine' }[score] });
+  }
+  // Softmax down the columns: the same scaled scores, each key's column normalised over the queries.
+  let weights = steps.weights, output = steps.output;
+  if (state.norm === 'columns') {
+    weights = core.softmax(steps.scaled, { axis: 'columns' });
+    output = core.weightedSum(weights, steps.V);
+  }
+  const result = {
+    key, kind: state.input === 'seed003' ? 'seed003' : 'vectors', tokens, total, cap: MAX_TOKENS, X, d,
+    projection: { ...projection, dv: steps.V.cols, dk: steps.Q.cols }, steps, weights, output, score, norm: state.norm,
+    divisor: score === 'scaled' ? `√${projection.W ? projection.dk : d}` : '1', scaleDivisor: divisor,
+    temperature: state.temperature, causal: options.causal,
+  };
+  result.terms = termsOf(core, result);
+  result.heads = headsOf(core, X, options, d, result);
+  if (result.kind === 'seed003') {
+    result.rounding = once(() => ({ rounded: asMatrix(SEED003.rounded), output: core.weightedSum(asMatrix(SEED003.rounded), steps.V) }));
+  }
+  return finish(result);
+}
+
+/** W_Q, W_K, W_V (d × d_k) for the chosen mode: none (parameter-free), identity, seeded Xavier, seed 003's, or edited. */
+function projectionOf(state, sources, d) {
+  const mode = state.weights;
+  const dk = mode === 'seed' ? 3 : Math.min(state.dk, 16);
+  if (mode === 'free') return { mode, W: null, dk: d };
+  if (mode === 'identity') {
+    const I = identityWeights(d, dk);
+    return { mode, W: { Wq: I, Wk: I, Wv: I }, dk };
+  }
+  if (mode === 'random') {
+    // Weight initialisation (not attention maths): seeded Xavier/Glorot uniform.
+    const rand = mulberry32(state.seed + 1);
+    return { mode, W: { Wq: xavierUniform(d, dk, rand), Wk: xavierUniform(d, dk, rand), Wv: xavierUniform(d, dk, rand) }, dk };
+  }
+  if (mode === 'seed') return { mode, W: { Wq: asMatrix(SEED003.Wq), Wk: asMatrix(SEED003.Wk), Wv: asMatrix(SEED003.Wv) }, dk: 3 };
+  // Edited: the reader's cells, checked; a cell that is not a number stops here (the last good result stays).
+  const e = sources.edits;
+  const bad = badCells({ W_Q: e.Wq, W_K: e.Wk, W_V: e.Wv, ...(state.bias ? { b_Q: e.bq, b_K: e.bk, b_V: e.bv } : {}) });
+  if (bad.length) throw new CellError(bad);
+  const W = { Wq: numericMatrix(e.Wq), Wk: numericMatrix(e.Wk), Wv: numericMatrix(e.Wv) };
+  if (state.bias) Object.assign(W, { bq: e.bq[0].map(parseCell), bk: e.bk[0].map(parseCell), bv: e.bv[0].map(parseCell) });
+  return { mode, W, dk: W.Wq.cols };
+}
+
+/** Seeded random heads over the same inputs (core.multiHead), computed on first use per (heads, seed). */
+function headsOf(core, X, options, d, result) {
+  const cache = new Map();
+  return (n, seed) => {
+    const count = Math.min(n, d);
+    const key = `${count}/${seed}`;
+    if (!cache.has(key)) {
+      const w = multiHeadWeights(d, count, seed, HEAD_SHARPNESS);
+      const out = core.multiHead(X, { heads: w.heads, Wo: w.Wo }, options);
+      cache.set(key, {
+        maps: out.heads.map((h, k) => ({ weights: h.weights, title: `head ${k + 1}`, head: k })),
+        steps: out.heads, concat: out.concat, Wo: w.Wo, output: out.output, dk: w.dk, learnt: false, seed, sharpness: HEAD_SHARPNESS,
+      });
+    }
+    return cache.get(key);
+  };
+}
+
+// ---- the trained model -------------------------------------------------------------------------------
+function modelResult(state, { core, model }, key) {
+  let run, total = null;
+  try {
+    run = model.run(state.sentence);
+  } catch (err) {
+    if (!(err instanceof AttentionError)) throw err;
+    const tokens = core.tokenize(state.sentence);
+    if (tokens.length <= model.context) throw err;
+    // The first `context` tokens, joined by spaces, tokenise back to themselves (see embedPrefix).
+    run = model.run(tokens.slice(0, model.context).join(' '));
+    total = tokens.length;
+  }
+  const L = run.layers.length, H = run.layers[0].heads.length;
+  const rollout = state.layer === ROLLOUT;
+  // The rollout has no queries or keys of its own: the single-head views show the last layer's head.
+  const layer = rollout ? L - 1 : Math.min(state.layer, L - 1);
+  const head = Math.min(state.head, H - 1);
+  const steps = run.layers[layer].heads[head];
+  const learnt = new Map();
+  const weightsOf = (l) => (learnt.has(l) ? learnt.get(l) : learnt.set(l, model.attentionWeights(l)).get(l));
+  const result = {
+    key, kind: 'model', tokens: run.tokens, total, cap: model.context, X: layer === 0 ? run.input : run.layers[layer - 1].output,
+    d: model.dModel, projection: { mode: 'learnt', W: null, dk: steps.Q.cols, dv: steps.V.cols }, steps,
+    weights: steps.weights, output: steps.output, shown: rollout ? run.rollout : steps.weights,
+    score: 'scaled', norm: 'rows', divisor: `√${steps.Q.cols}`, scaleDivisor: Math.sqrt(steps.Q.cols), temperature: 1, causal: true,
+    model: { run, layer, head, rollout, layers: L, heads: H, context: model.context, info: model, learnt: weightsOf },
+  };
+  result.terms = termsOf(core, result);
+  result.heads = () => {
+    const layers = rollout ? run.layers.map((_, l) => l) : [layer];
+    const shown = run.layers[layer];
+    return {
+      maps: layers.flatMap((l) => run.layers[l].heads.map((h, k) => ({
+        weights: h.weights, title: `layer ${l + 1} · head ${k + 1}`, caption: run.captions[l]?.[k], layer: l, head: k }))),
+      steps: shown.heads, concat: shown.concat, output: shown.multiHeadOutput, afterAttention: shown.afterAttention,
+      dk: steps.Q.cols, learnt: true, layer,
+    };
+  };
+  return finish(result);
+}
+
+// ---- imported attention ------------------------------------------------------------------------------
+function importedResult(state, imported, key) {
+  const layer = Math.min(typeof state.layer === 'number' ? state.layer : 0, imported.layers - 1);
+  const head = Math.min(state.head, imported.heads - 1);
+  const result = {
+    key, kind: 'imported', tokens: imported.tokens, total: null, cap: imported.tokens.length, X: null, d: null,
+    projection: null, steps: null, weights: imported.attentions[layer][head], output: null, score: null, norm: 'rows',
+    imported: { layers: imported.layers, heads: imported.heads, layer, head },
+    terms: () => null,
+  };
+  result.heads = () => ({ maps: imported.attentions[layer].map((weights, k) => ({ weights, title: `head ${k + 1}`, head: k })), learnt: true });
+  return finish(result);
+}
+
+/** The selected query word: the reader's, else the result's story word. */
+export function wordOf(state, result) {
+  if (!result?.ok) return null;
+  return state.word !== null && state.word !== undefined && state.word < result.T ? state.word : result.storyWord;
+}
+
+// ---- the by-hand sheet --------------------------------------------------------------------------------
+/** The by-hand sheet's example (seeds 001/004's layout): 4 tokens as columns of a 6×4 X, 3×6 weights. */
+export const HAND_DEFAULT = Object.freeze({
+  X: [[1, 0, 1, 0], [0, 2, 0, 1], [1, 1, 0, 0], [0, 1, 1, 1], [2, 0, 1, 0], [1, 0, 0, 2]],
+  Wq: [[1, 0, 1, 0, 0, 1], [0, 1, 0, 1, 0, 0], [1, 0, 0, 0, 1, 0]],
+  Wk: [[0, 1, 0, 0, 1, 0], [1, 0, 1, 0, 0, 0], [0, 0, 0, 1, 0, 1]],
+  Wv: [[1, 0, 0, 1, 0, 0], [0, 1, 1, 0, 0, 0], [0, 0, 0, 0, 1, 1]],
+});
+
+/**
+ * The by-hand sheet in the column convention (core.attentionByColumns): with the sheet's shortcuts
+ * (floor(x/2) for ÷√3, 3^x for e^x) and exactly, plus the 3^x powers and column sums of the shortcut
+ * softmax (core.softmaxBase3Terms). values: { X, Wq, Wk, Wv } as rows of strings.
+ * → { ok: true, hand, exact, powers, sums } or { ok: false, message }.
+ */
+export function computeHand(core, values) {
+  const bad = badCells({ X: values.X, W_Q: values.Wq, W_K: values.Wk, W_V: values.Wv });
+  if (bad.length) return { ok: false, kind: 'cells', message: `${cellMessage(bad).replace('weights', 'numbers')}` };
+  try {
+    const X = numericMatrix(values.X);
+    const W = { Wq: numericMatrix(values.Wq), Wk: numericMatrix(values.Wk), Wv: numericMatrix(values.Wv) };
+    const hand = core.attentionByColumns(X, W, { handShortcuts: true });
+    const exact = core.attentionByColumns(X, W, {});
+    const { powers, sums } = core.softmaxBase3Terms(hand.scaled, { axis: 'columns' });
+    return { ok: true, X, W, hand, exact, powers, sums };
+  } catch (err) {
+    if (!(err instanceof AttentionError)) throw err;
+    return { ok: false, kind: 'error', message: `${err.message}: the results are from the last good numbers.` };
+  }
+}

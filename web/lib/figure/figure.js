@@ -1,0 +1,289 @@
+// One interactive attention figure: controls, the story line, the selected view (heatmap, lines, steps,
+// heads), readout, legend, notes and the share / export / import toolbar. The page (light DOM) and the
+// <attention-figure> widget (shadow DOM) both build theirs with this class. It renders from a Store
+// (store.js): every change goes to the store, which recomputes once and calls render(state, result).
+import { h } from '../dom.js';
+import { count, format4 } from '../format.js';
+import { download, toJSON, toPNG, toSVG } from '../exporter.js';
+import { ImportError, parseAttention } from '../importer.js';
+import { toParams } from '../state.js';
+import { wordOf } from '../compute.js';
+import { Controls } from './controls.js';
+import { optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
+import { Toolbar } from './toolbar.js';
+import { HeatmapView } from '../views/heatmap-view.js';
+import { HeadsView } from '../views/heads-view.js';
+import { LinesView } from '../views/lines-view.js';
+import { StepsView } from '../views/steps-view.js';
+
+const HINTS = {
+  heatmap: 'Hover over a cell, tap it, or Tab into the grid and use the arrow keys, to read its exact weight.',
+  lines: 'Hover over a word, tap it, or Tab in and use the arrow keys, to keep only its lines.',
+  steps: 'The numbers the core computed for the selected word, stage by stage.',
+  heads: 'Each head attends with its own projections. Hover or tap a cell to read it.',
+};
+const VIEW_CLASSES = { heatmap: HeatmapView, lines: LinesView, steps: StepsView, heads: HeadsView };
+
+export class Figure {
+  /**
+   * root: an element (page) or shadow root (widget) to build into. options: { store, controls (Set of
+   * state.CONTROLS words), framed, disclose (a "More options" panel), showStatus, theme,
+   * shareBase: () => URL of the full page, onUserChange(state) after the reader changes something }
+   */
+  constructor(root, options) {
+    this.root = root;
+    this.options = options;
+    this.store = options.store;
+    this.views = {};
+    this.viewWidth = 0;
+    this.importMessage = '';
+    const e = (this.els = {});
+    this.controls = new Controls({
+      disclose: options.disclose, onChange: (changes, o) => this.change(changes, o), onClearImport: () => this.clearImport(),
+    });
+    this.controls.showStatus = Boolean(options.showStatus);
+    e.story = h('p', { id: 'story', class: 'story', 'aria-live': 'polite' });
+    e.message = h('p', { id: 'message', class: 'message', role: 'alert', hidden: true });
+    e.viewBox = h('div', { id: 'heatmap', class: 'view' });
+    e.readout = h('p', { id: 'readout', class: 'readout', 'aria-live': 'polite' });
+    e.legend = h('div', { id: 'legend', class: 'legend-wrap' });
+    e.optionNote = h('p', { id: 'option-note', class: 'option-note' });
+    e.predictions = h('div', { id: 'predictions', class: 'predictions', hidden: true }, h('p', { class: 'predictions-title' }), h('ol', { class: 'prediction-list' }));
+    e.notes = h('ul', { id: 'notes', class: 'notes' });
+    e.plot = h('div', { id: 'plot', class: 'plot', hidden: true }, e.story, e.viewBox, e.readout, e.legend, e.optionNote, e.predictions, e.notes);
+    this.toolbar = new Toolbar({
+      share: () => ({ url: this.shareURL(), snippet: this.embedSnippet(), note: this.#shareNote() }),
+      svg: () => download(e.figure, new Blob([this.exportSVG()], { type: 'image/svg+xml' }), `${this.#fileStem()}.svg`),
+      png: async () => download(e.figure, await this.exportPNG(), `${this.#fileStem()}.png`),
+      json: () => download(e.figure, new Blob([JSON.stringify(this.exportJSON())], { type: 'application/json' }), `${this.#fileStem()}.json`),
+      importText: (text) => this.importAttention(text),
+      problem: (text) => this.#message(text, 'error'),
+    });
+    const t = this.toolbar.els;
+    e.figure = h('div', { class: 'af', part: 'figure' }, this.controls.el, e.message, e.plot, t.root, t.sharePanel, t.importPanel);
+    if (options.framed) e.figure.classList.add('framed');
+    root.append(e.figure);
+    this.setControls(options.controls);
+    this.setTheme(options.theme ?? 'auto');
+    // Layout follows the width available (cell size, columns in the window, the lines' gap): redraw when
+    // it changes. The width is kept from the observer's reports, so a redraw never forces a layout to read it.
+    new ResizeObserver((entries) => {
+      const w = Math.round(entries.at(-1).contentRect.width);
+      if (!w || w === this.viewWidth) return;
+      const redraw = this.viewWidth !== 0;
+      this.viewWidth = w;
+      if (redraw) this.render(this.store.state, this.store.result);
+    }).observe(e.viewBox);
+    matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => this.#restyle());
+    this.store.subscribe((state, result) => this.render(state, result));
+  }
+
+  /** A change from the reader: to the store (which recomputes and re-renders), then onUserChange. */
+  change(changes, { defer = false } = {}) {
+    this.store.set(changes, { defer });
+    this.options.onUserChange?.(this.store.state);
+  }
+
+  setControls(set) {
+    this.allowed = set ?? new Set();
+    this.controls.allowImport = this.allowed.has('import');
+    if (this.store.result) this.render(this.store.state, this.store.result);
+    else this.toolbar.update(this.allowed);
+  }
+
+  setTheme(theme) {
+    const f = this.els.figure;
+    f.classList.remove('theme-auto', 'theme-light', 'theme-dark');
+    f.classList.add(`theme-${['light', 'dark'].includes(theme) ? theme : 'auto'}`);
+    this.#restyle();
+  }
+
+  #restyle() {
+    for (const v of Object.values(this.views)) v.restyle?.();
+  }
+
+  #message(text, kind = 'error') {
+    const m = this.els.message;
+    if (m.textContent !== text) m.textContent = text;
+    m.className = `message ${kind}`;
+    m.hidden = !text;
+  }
+
+  #status(state, result) {
+    const s = this.store.sources;
+    if (s.imported) return '';
+    if (state.source === 'model') {
+      const lm = s.lm?.model;
+      return lm ? `Trained model: ${count(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
+        : s.modelError ? 'Trained model not loaded.' : 'Loading the trained model…';
+    }
+    return s.vectors ? `Vocabulary: ${count(s.vectors.size)} words, ${s.vectors.dim} dimensions each.`
+      : s.vectorsError ? 'Not loaded.' : s.core ? 'Loading the word vectors…' : 'Loading the attention core…';
+  }
+
+  /** Draws (state, result): the store calls this after every change. */
+  render(state, result) {
+    const e = this.els, store = this.store, imported = store.sources.imported;
+    this.controls.update(state, store.shown, { allowed: this.allowed, imported, status: this.#status(state, result) });
+    this.toolbar.update(this.allowed, { importMessage: this.importMessage });
+    const shown = store.shown;
+    if (!shown) {
+      // Nothing to draw (loading, no words, an error): the last view goes, so nothing stale stays.
+      e.plot.hidden = true;
+      e.viewBox.replaceChildren();
+      e.viewBox.dataset.view = '';
+      e.legend.replaceChildren();
+      this.#message(this.#problem(result, state), result?.kind === 'error' ? 'error' : 'hint');
+      return;
+    }
+    if (result.kind === 'cells') this.#message(result.message, 'error');
+    else if (shown.total) this.#message(`That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained model reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`, 'note');
+    else this.#message('');
+    e.plot.hidden = false;
+    this.viewWidth ||= e.viewBox.clientWidth; // before the first observer report
+    const view = (this.views[state.view] ??= new VIEW_CLASSES[state.view]({
+      select: (row, col) => this.#select(row, col), cell: (info) => this.#readoutCell(info), text: (t) => this.#readout(t, state),
+    }));
+    const word = wordOf(state, shown);
+    this.#readout(null, state);
+    // The view's nodes go in first: a canvas reads its theme colours and fonts from the page it is in.
+    const show = (nodes) => {
+      if (e.viewBox.dataset.view !== state.view || nodes.some((n, k) => e.viewBox.children[k] !== n) || e.viewBox.children.length !== nodes.length) {
+        e.viewBox.replaceChildren(...nodes);
+        e.viewBox.dataset.view = state.view;
+      }
+    };
+    show(view.nodes);
+    const problem = view.update(state, shown, { width: this.viewWidth || 640, word, legend: e.legend });
+    show(problem ? [] : view.nodes); // the heads view makes its maps in update()
+    e.viewBox.className = state.view === 'heads' ? 'view grid' : 'view';
+    if (problem) this.#message(problem, 'hint');
+    const story = storyOf(state, shown);
+    if (e.story.textContent !== story) e.story.textContent = story;
+    e.optionNote.replaceChildren(...optionNotes(state, shown, { imported }).map((t) => h('span', {}, t)));
+    writeWordNotes(e.notes, shown);
+    writePredictions(e.predictions, shown);
+    // The first figure with numbers on it: User Timing marks that bench/browser.mjs reads.
+    if (!this.drawnOnce) {
+      this.drawnOnce = true;
+      performance.mark('attention-figure:first-draw');
+      requestAnimationFrame(() => performance.mark('attention-figure:first-frame'));
+      this.options.onFirstDraw?.();
+    }
+  }
+
+  #problem(result, state) {
+    if (!result) return 'Loading…';
+    if (result.kind === 'loading' && state.source === 'model') return 'Loading the trained model (0.8 MB, once)…';
+    if (result.loadFailed) return `${result.message} ${state.source === 'model' ? 'Choose “word vectors”, or choose “trained model” again to retry.' : 'Reload the page to try again.'}`;
+    return result.message;
+  }
+
+  /** The reader chose a cell (or a word, col null): its row becomes the selected word. */
+  #select(row) {
+    if (this.store.state.word === row) return;
+    this.change({ word: row });
+  }
+
+  #readout(text, state = this.store.state) {
+    this.els.readout.textContent = text ?? HINTS[state.view];
+  }
+
+  #readoutCell(cell) {
+    const r = this.els.readout;
+    if (!cell) return this.#readout(null);
+    r.replaceChildren(h('strong', {}, `${cell.title ? `${cell.title}: ` : ''}${cell.query.text} → ${cell.key.text}: ${format4(cell.weight)}`),
+      h('span', { class: 'muted' }, ` (query word ${cell.row + 1}, key word ${cell.col + 1}${cell.itself ? ', itself' : ''})`));
+  }
+
+  // ---- imported attention ------------------------------------------------------------------------
+  /** Checks and draws attention weights from a model (JSON text or a parsed object). Returns true if drawn. */
+  importAttention(input, tokens) {
+    let parsed;
+    try {
+      parsed = parseAttention(input, tokens);
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      this.importMessage = err.message;
+      this.toolbar.update(this.allowed, { importMessage: err.message });
+      if (!this.store.shown) this.#message(`Could not draw the imported attention: ${err.message}`);
+      else this.#message(`Could not draw the imported attention: ${err.message}`, 'error');
+      return false;
+    }
+    this.importMessage = '';
+    this.store.setImported(parsed);
+    return true;
+  }
+
+  clearImport() {
+    this.store.setImported(null);
+    if (!this.store.started) this.store.start(); // a widget that began with src= loads its source now
+  }
+
+  /** Shows a problem in place of the figure. */
+  showError(text) {
+    this.els.plot.hidden = true;
+    this.#message(text);
+  }
+
+  // ---- share and export --------------------------------------------------------------------------
+  /** The full page's URL reproducing this state. */
+  shareURL({ embed = false } = {}) {
+    const url = new URL(this.options.shareBase?.() ?? location.href);
+    const params = toParams({ ...this.store.state, tour: null });
+    const theme = [...this.els.figure.classList].find((c) => c.startsWith('theme-'))?.slice(6);
+    if (theme && theme !== 'auto') params.set('theme', theme);
+    if (embed) params.set('embed', '1');
+    url.search = params.toString();
+    url.hash = '';
+    return url.href;
+  }
+
+  /** An iframe snippet for the embed URL. */
+  embedSnippet() {
+    const height = { heatmap: 660, lines: 600, steps: 640, heads: 680 }[this.store.state.view];
+    const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+    return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
+  }
+
+  #shareNote() {
+    if (this.store.sources.imported) return 'Imported weights are not part of the link: it shows the word-vector figure with these settings.';
+    return this.store.state.weights === 'edited' ? 'Weights edited by hand are not part of the link: it opens with random weights of the same seed.' : '';
+  }
+
+  #fileStem() {
+    const words = this.store.shown ? this.store.shown.tokens.slice(0, 4).map((t) => t.text.replace(/[^\p{L}\p{N}]+/gu, '')).filter(Boolean) : [];
+    return ['attention', this.store.state.view, ...words].join('-').slice(0, 60);
+  }
+
+  #svgs() {
+    const svgs = [...this.els.plot.querySelectorAll('svg')].filter((s) => s.getBoundingClientRect().width > 0);
+    if (!svgs.length) throw new Error('there is no figure to export');
+    return svgs;
+  }
+
+  #background() {
+    return getComputedStyle(this.els.figure).getPropertyValue('--af-bg').trim() || '#ffffff';
+  }
+
+  /** The figure as standalone SVG text. */
+  exportSVG() {
+    return toSVG(this.#svgs(), this.#background());
+  }
+
+  /** The figure as a PNG Blob (2× pixels). */
+  exportPNG(scale = 2) {
+    return toPNG(this.#svgs(), this.#background(), scale);
+  }
+
+  /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings } (importable again). */
+  exportJSON() {
+    if (!this.store.shown) throw new Error('there is no figure to export');
+    return toJSON(this.store.shown, this.store.state);
+  }
+
+  /** The figure's state (for tests and the widget's `state` property). */
+  get state() {
+    return this.store.state;
+  }
+}

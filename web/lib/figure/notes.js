@@ -1,0 +1,123 @@
+// The figure's words, computed from its numbers: the story line (who the selected word looks at most),
+// one line per setting in force saying what it changes (and, where a view cannot follow it, that it
+// does not), a note per word outside the vocabulary, and the trained model's next-word guesses.
+import { h, setAttrs, svgEl } from '../dom.js';
+import { HEAD_SHARPNESS, wordOf } from '../compute.js';
+import { num } from '../format.js';
+import { ROLLOUT } from '../state.js';
+
+/** A word as the story names it: its text, with its position when the text repeats it. */
+function named(tokens, i) {
+  const text = tokens[i].text;
+  const repeated = tokens.some((t, k) => k !== i && t.text === text);
+  return `“${text}”${repeated ? ` (${i + 1})` : ''}`;
+}
+
+/** The strongest entry of line i (a row, or a column when byColumn) other than i itself: { k, w }. */
+function strongest(m, i, byColumn) {
+  const T = m.rows;
+  let k = -1, w = -1;
+  for (let j = 0; j < T; j++) {
+    const v = byColumn ? m.data[j * T + i] : m.data[i * T + j];
+    if (j !== i && v > w) ((w = v), (k = j));
+  }
+  return { k, w, self: m.data[i * T + i] };
+}
+
+/** One sentence about the selected word, from the numbers drawn: "“train” looks most at “station” (0.21), after itself (0.39)." */
+export function storyOf(state, result) {
+  if (!result?.ok) return '';
+  const i = wordOf(state, result), m = result.shown, t = result.tokens;
+  if (result.T === 1) return `${named(t, 0)} is the only word: it can look only at itself (weight ${num(m.data[0], 2)}).`;
+  const byColumn = result.norm === 'columns';
+  const { k, w, self } = strongest(m, i, byColumn);
+  if (w <= 0) return `${named(t, i)} can look only at itself here (weight ${num(self, 2)}): the causal mask hides every later word.`;
+  const after = self > w ? `, after itself (${num(self, 2)})` : `; on itself ${num(self, 2)}`;
+  const rollout = result.kind === 'model' && result.model.rollout;
+  if (byColumn) return `Down the column of the key ${named(t, i)}: the query that takes most of it is ${named(t, k)} (${num(w, 2)})${after}.`;
+  const verb = rollout ? 'draws most, through every layer, on' : 'looks most at';
+  let line = `${named(t, i)} ${verb} ${named(t, k)} (${num(w, 2)})${after}.`;
+  const back = strongest(m, k, false);
+  if (back.k === i && back.w > 0 && !rollout) line += ` ${named(t, k)} looks most at ${named(t, i)} in turn (${num(back.w, 2)}).`;
+  return line;
+}
+
+/** One line per setting in force, saying what the figure now shows (or that this view cannot show it). */
+export function optionNotes(state, result, { imported }) {
+  const lines = [];
+  if (!result?.ok) return lines;
+  const view = state.view;
+  if (imported) {
+    lines.push('Imported attention: the weights of a real model, drawn as they are. Score, temperature and mask do not apply.');
+    return lines;
+  }
+  if (result.kind === 'model') {
+    lines.push(state.layer === ROLLOUT && view !== 'heads'
+      ? 'Causal model: each word draws only on itself and the words before it, through every layer, so the rollout is zero above the diagonal.'
+      : 'Causal model: each word attends only to itself and the words before it, so the weights are zero above the diagonal.');
+    lines.push(`The trained model fixes its own attention: its learnt W_Q, W_K, W_V, scores ÷ √d_k = √${result.projection.dk}, temperature 1, a causal mask and a softmax along each row. The word-vector settings are hidden while it is shown.`);
+    return lines;
+  }
+  if (result.kind === 'seed003') lines.push('Seed 003’s worked example: three inputs of four numbers, its own W_Q, W_K, W_V (walkthrough step 2) and, as in the article, unscaled dot-product scores unless you choose another score.');
+  else if (result.projection.mode !== 'free' && view !== 'heads') {
+    const mode = { identity: 'identity', random: `random (Xavier, seed ${state.seed})`, edited: 'edited by hand' }[result.projection.mode];
+    lines.push(`Q, K and V come from the walkthrough’s weights: ${mode}, d_k = ${result.projection.dk} (step 2 below).`);
+  }
+  if (state.score === 'dot') lines.push('Scores are not divided by √d: the softmax sees the raw dot products, so it is much sharper.');
+  if (state.score === 'cosine') lines.push('Cosine scores divide each dot product by both vectors’ lengths: every score lies between −1 and 1 and a word matches itself exactly 1, so the softmax is much flatter. Lower the temperature to sharpen it.');
+  if (state.mask === 'causal') lines.push('Causal mask: each word sees only itself and the words before it (later words get −∞, weight 0).');
+  if (state.norm === 'columns') {
+    lines.push(view === 'heads'
+      ? 'Softmax along columns applies to the single-head views; the heads below use the usual row softmax.'
+      : 'Softmax down each column: read a column to see how one key word’s attention is shared out among the queries; rows no longer sum to 1.');
+  }
+  if (view === 'heads') {
+    lines.push(`Random heads (seed ${state.seed}): each head projects the vectors with its own W_Q, W_K, W_V, drawn at random with W_Q and W_K at ${HEAD_SHARPNESS}× the Xavier scale, so that each head’s scores spread enough to differ. At the usual scale untrained heads are almost uniform. The trained model’s heads are learnt: choose it as the source.`);
+  }
+  if (state.diagonal === 'apart' && view !== 'steps' && result.kind === 'vectors' && result.projection.mode === 'free' && view !== 'heads') {
+    lines.push('A word’s weight on itself is hatched and left out of the colour scale: without learned weights a word matches itself most (x·x = |x|², and x·y ≤ |x||y|), which would drown every other link.');
+  }
+  return lines;
+}
+
+/** A note per word outside the vocabulary: how the source looked it up (stemmed or unknown). */
+export function writeWordNotes(list, result) {
+  const seen = new Set(), items = [];
+  const model = result?.kind === 'model';
+  for (const t of result?.ok ? result.tokens : []) {
+    if (!t.lookup || t.lookup === 'known' || seen.has(t.text)) continue;
+    seen.add(t.text);
+    const what = t.lookup === 'unknown'
+      ? model ? ' is not in the model’s vocabulary: it reads the unknown-word token <unk>, as it did for rare words in training.'
+        : ' is not in the vocabulary: it uses a zero vector, so it attends evenly to every word.'
+      : model ? ` is not in the model’s vocabulary: it reads ‘${t.matched}’.` : ` is not in the vocabulary: it uses the vector of ‘${t.matched}’.`;
+    items.push(h('li', {}, h('span', { class: `token ${t.lookup}` }, `‘${t.text}’`), what));
+  }
+  list.replaceChildren(...items);
+}
+
+/** The trained model's guesses for the word after the (shown) text: top 5, best first, with bars. */
+export function writePredictions(box, result) {
+  box.hidden = result?.kind !== 'model';
+  if (box.hidden) return;
+  const [title, list] = box.children;
+  const { predictions } = result.model.run, last = result.tokens.at(-1).text;
+  title.replaceChildren(h('strong', {}, 'Next word. '),
+    `The trained model’s ${predictions.length} most likely words after “${last}”${result.total ? ` (the last of the ${result.cap} tokens it read)` : ''}, from a softmax over its whole vocabulary:`);
+  const top = predictions[0]?.probability || 1;
+  const items = list.children;
+  while (items.length < predictions.length) {
+    const bar = svgEl('svg', { class: 'pbar', width: 120, height: 10, viewBox: '0 0 120 10', 'aria-hidden': 'true' });
+    svgEl('rect', { x: 0, y: 1, height: 8 }, bar);
+    list.append(h('li', {}, h('span', { class: 'predicted' }), bar, h('span', { class: 'probability' })));
+  }
+  while (items.length > predictions.length) list.lastChild.remove();
+  predictions.forEach((p, k) => {
+    const li = items[k], [word, bar, probability] = li.children;
+    li.dataset.word = p.word;
+    li.dataset.probability = String(p.probability);
+    word.textContent = p.word;
+    setAttrs(bar.firstChild, { width: (120 * p.probability) / top });
+    probability.textContent = `${num(100 * p.probability, 1)}%`;
+  });
+}

@@ -1,0 +1,136 @@
+// The one store a figure (and the page's whole lesson) renders from: the state, what the reader brought
+// that has no place in a URL (imported attention, edited weights, the by-hand sheet's numbers), what
+// is loaded, and the one Result computed from all of it (compute.js). Every change goes through set();
+// it recomputes once and tells every subscriber, which redraws from (state, result). Nothing else
+// holds a copy of the sentence or computes anything.
+import { loadCore, loadModel, loadVectors } from './loader.js';
+import { compute } from './compute.js';
+import { DEFAULTS, apply } from './state.js';
+
+// A change redraws at once, unless more tokens than this are drawn: then it waits for the next frame,
+// so fast typing or a dragged slider on a long input coalesces into one redraw per frame.
+const DEFER_TOKENS = 128;
+
+export class Store {
+  /** options: { preloadVectors (load the word vectors even when the model is shown) } */
+  constructor(initial = {}, options = {}) {
+    this.state = apply(DEFAULTS, initial);
+    this.options = options;
+    this.sources = { core: null, vectors: null, lm: null, imported: null, edits: null, editsVersion: 0, vectorsError: null, modelError: null };
+    this.parts = [];        // more computations from the same sources (derive())
+    this.result = null;     // the latest Result (ok or not)
+    this.good = null;       // the latest Result that was ok: views keep showing it under a 'cells' problem
+    this.listeners = new Set();
+    this.started = false;
+    this.frame = 0;
+  }
+
+  /** listener(state, result, store) after every change; returns an unsubscribe function. */
+  subscribe(listener) {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Applies changes (see state.apply) and recomputes. defer: let a long input wait for the next frame. */
+  set(changes, { defer = false } = {}) {
+    const before = this.state;
+    this.state = apply(this.state, changes);
+    if (changes.source === 'model' && before.source !== 'model') this.sources.modelError = null; // picking it again retries
+    if (defer && (this.good?.T ?? 0) > DEFER_TOKENS) return this.#schedule();
+    this.update();
+  }
+
+  /** Edited weights (rows of strings): set once when editing starts, then mutated in place by the editors; bump() after each edit. */
+  setEdits(edits) {
+    this.sources.edits = edits;
+    this.bumpEdits();
+  }
+
+  bumpEdits() {
+    this.sources.editsVersion++;
+  }
+
+  /**
+   * Adds a computation that runs after the main one on every change, from the same loaded sources
+   * (the page's by-hand sheet): part(sources, store). It keeps its own results on the store.
+   */
+  derive(part) {
+    this.parts.push(part);
+    if (this.result) part(this.sources, this);
+  }
+
+  /** Imported attention (importer.parseAttention's result) replaces the computed source until cleared. */
+  setImported(parsed) {
+    this.sources.imported = parsed ? { ...parsed, id: (this.sources.imported?.id ?? 0) + 1 } : null;
+    const view = parsed && this.state.view === 'steps' ? { view: 'heatmap' } : {};
+    this.state = apply(this.state, { ...view, word: null, layer: 0, head: 0 });
+    this.update();
+  }
+
+  /** Starts loading what the state needs (the word vectors, the trained model), then keeps doing so. */
+  start() {
+    this.started = true;
+    this.update();
+  }
+
+  #schedule() {
+    this.frame ||= requestAnimationFrame(() => {
+      this.frame = 0;
+      this.update();
+    });
+  }
+
+  /** Recomputes from the current state and tells every subscriber. */
+  update() {
+    if (this.frame) {
+      cancelAnimationFrame(this.frame);
+      this.frame = 0;
+    }
+    this.#load();
+    const started = performance.now();
+    this.result = compute(this.state, this.sources, this.good);
+    if (this.result.ok) this.good = this.result;
+    else if (this.result.kind !== 'cells') this.good = null;
+    for (const part of this.parts) part(this.sources, this);
+    this.timing = { compute: performance.now() - started };
+    for (const listener of this.listeners) listener(this.state, this.result, this);
+    this.timing.total = performance.now() - started;
+  }
+
+  /** The result views draw: the latest, or under a bad edited cell the last good one. */
+  get shown() {
+    return this.result?.ok ? this.result : this.result?.kind === 'cells' ? this.good : null;
+  }
+
+  #load() {
+    if (!this.started) return;
+    const s = this.sources, needModel = this.state.source === 'model' && !s.imported;
+    const needVectors = (!needModel && !s.imported) || this.options.preloadVectors;
+    if (needVectors && !s.vectors && !this.vectorsLoading && !s.vectorsError) {
+      this.vectorsLoading = (async () => {
+        s.core = await loadCore();
+        s.vectors = await loadVectors();
+      })().then(() => {
+        this.vectorsLoading = null;
+        this.options.onLoaded?.(s);
+        this.update();
+      }, (err) => {
+        this.vectorsLoading = null;
+        s.vectorsError = err;
+        this.update();
+      });
+    }
+    if (needModel && !s.lm && !this.modelLoading && !s.modelError) {
+      this.modelLoading = loadModel().then((lm) => {
+        this.modelLoading = null;
+        s.lm = lm;
+        this.modelTiming = lm.timing;
+        this.update();
+      }, (err) => {
+        this.modelLoading = null;
+        s.modelError = err;
+        this.update();
+      });
+    }
+  }
+}

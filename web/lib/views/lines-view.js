@@ -1,0 +1,20 @@
+// The lines view (after BertViz's head view): query words left, keys right, a line per pair as thick
+// and opaque as its weight (Result.shown); the selected word's lines drawn alone; a word's line to
+// itself dashed and grey, out of the thickness scale, unless the reader puts the diagonal back.
+import { Lines, describeLinks } from '../lines.js';
+
+export class LinesView {
+  constructor(hooks) {
+    this.lines = new Lines({ onSelect: (i) => hooks.select(i, null), onFocusWord: (info) => hooks.text(info ? describeLinks(info) : null) });
+    this.nodes = [this.lines.el];
+  }
+
+  update(state, result, { width, word, legend }) {
+    this.lines.update({ tokens: result.tokens, weights: result.shown, selected: word, width, diagonalApart: state.diagonal === 'apart' });
+    legend.replaceChildren();
+  }
+
+  restyle() {
+    this.lines.restyle();
+  }
+}

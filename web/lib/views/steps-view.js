@@ -1,0 +1,29 @@
+// The steps view: for the selected word, the core's raw scores, scaled scores, softmax weights (as the
+// figure draws them: down the columns when that is chosen) and the output row.
+import { h } from '../dom.js';
+import { Steps } from '../steps.js';
+
+export class StepsView {
+  constructor() {
+    this.steps = new Steps();
+    this.message = h('p', { class: 'view-message' });
+    this.nodes = [this.steps.el];
+  }
+
+  /** Returns a message instead of drawing when there are no steps (imported attention, the rollout). */
+  update(state, result, { width, word, legend }) {
+    legend.replaceChildren();
+    if (result.kind === 'imported') return 'The steps view needs the scores before the softmax; imported attention holds only the weights. Choose heatmap, lines or heads.';
+    if (result.kind === 'model' && result.model.rollout) return 'The rollout has no scores of its own: it multiplies the layers’ weights. Choose a layer to see one head’s steps.';
+    const score = { scaled: 'q·k', dot: 'q·k', cosine: 'cos(q, k)' }[result.score];
+    const divide = result.score === 'scaled' ? `÷ ${result.divisor} ` : '';
+    const where = result.kind === 'model' ? ` (layer ${result.model.layer + 1}, head ${result.model.head + 1})` : '';
+    const scaleText = `scaled = ${score} ${divide}÷ temperature ${result.temperature.toFixed(2)}${where}${result.causal ? '; later words masked (−∞)' : ''}`;
+    const { scores, scaled } = result.steps;
+    this.steps.update({
+      tokens: result.tokens, steps: { scores, scaled, weights: result.weights, output: result.output }, query: word, scaleText, width,
+      headers: [`1 ${score}`, '2 scaled', result.norm === 'columns' ? '3 softmax ↓ column' : '3 softmax'], diagonalApart: state.diagonal === 'apart',
+    });
+    return '';
+  }
+}
