@@ -396,7 +396,7 @@ test('by hand: column convention, shortcuts beside exact values, editable cells,
       assert.equal(text, want, `A[${r}][${c}]`);
     });
     assert.ok(sheet.keyA.includes('729/918 = .7941'), sheet.keyA.join(' | '));
-    const pdf = await page.pdf({ preferCSSPageSize: true });
+    const pdf = await page.pdf({ preferCSSPageSize: true, path: '/tmp/test-ws.pdf' });
     assert.equal(pdf.toString('latin1').match(/\/Count (\d+)/)?.[1], '2', 'the worksheet and its answer key: two pages');
     assert.deepEqual(problems, []);
   } finally {

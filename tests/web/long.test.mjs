@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertColours, assertLabels, assertWeights, figureState, openWatched, readHeatmaps, startSession } from './harness.mjs';
-import { multiHeadWeights } from '../../web/lib/rng.js';
+import { HEAD_SHARPNESS, multiHeadWeights } from '../../web/lib/rng.js';
 
 const WORDS = 'the train left the station on time and he cashed a check at the bank of the river'.split(' ');
 const LONG = Array.from({ length: 300 }, (_, i) => WORDS[i % WORDS.length]).join(' ');
@@ -196,7 +196,7 @@ test('lines, steps and heads views window a long input around the chosen word, a
     // Heads: every head shows the same window; moving one (its grid's keys) moves them all.
     await page.selectOption('#view', 'heads');
     await frames(page);
-    const mh = multiHeadWeights(vectors.dim, 4, 1);
+    const mh = multiHeadWeights(vectors.dim, 4, 1, HEAD_SHARPNESS);
     const heads = core.multiHead(ref.X, { heads: mh.heads, Wo: mh.Wo }, { temperature: 1 }).heads;
     const readHeads = () => page.evaluate(readHeatmaps, { selector: '#heatmap > .heatmap.compact' });
     let maps = await readHeads();
@@ -326,24 +326,27 @@ test('canvases follow the theme: the gaps between cells take the figure backgrou
   }
 });
 
-test('the explainer follows the first 128 tokens of a long sentence, says so, and windows its per-key tables', async () => {
+test('the walkthrough follows the figure’s own numbers for a long sentence (one computation) and windows its per-key tables', async () => {
   const { page, problems } = await openLong('&word=100');
   try {
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
-    await page.waitForFunction(() => !document.querySelector('#walkthrough .x-note').hidden);
-    assert.equal(await page.textContent('#walkthrough .x-note'), 'The walkthrough follows the first 128 of the sentence’s 300 tokens.');
-    // 128 words: the query picker is a menu, on word 101.
+    const T = core.tokenize(LONG).length;
+    // The same 300 words as the figure, not a shorter copy: the query picker is a menu, on word 101.
     assert.equal(await page.inputValue('#walkthrough .picker-menu'), '100');
-    assert.equal(await page.locator('#walkthrough .picker-menu option').count(), 128);
-    const first = core.tokenize(LONG).slice(0, 128).join(' ');
-    const ref = reference(first);
+    assert.equal(await page.locator('#walkthrough .picker-menu option').count(), T);
+    assert.equal(await page.locator('#walkthrough .x-note').isHidden(), true);
+    const ref = reference(LONG);
     await page.evaluate(() => document.getElementById('step-softmax').scrollIntoView());
     await page.waitForFunction(() => document.getElementById('step-softmax').dataset.drawn === document.getElementById('explainer').dataset.generation);
     const cells = await page.$$eval('table[data-name="softmax"] tr[data-stage="weight α"] td', (tds) => tds.map((t) => [Number(t.dataset.key), Number(t.dataset.value)]));
     assert.equal(cells.length, 16, 'a window of 16 keys');
     assert.ok(cells.some(([j]) => j === 100), 'around the query');
-    for (const [j, v] of cells) assert.ok(Math.abs(v - ref.steps.weights.data[100 * 128 + j]) < 1e-6, `α(101, ${j + 1})`);
-    assert.match(await page.textContent('#step-softmax'), /Keys \d+–\d+ of 128 are shown/);
+    for (const [j, v] of cells) assert.ok(Math.abs(v - ref.steps.weights.data[100 * T + j]) < 1e-6, `α(101, ${j + 1})`);
+    assert.match(await page.textContent('#step-softmax'), new RegExp(`Keys \\d+–\\d+ of ${T} are shown`));
+    // Picking another word in the walkthrough's menu selects it in the figure too (one state).
+    await page.selectOption('#walkthrough .picker-menu', '150');
+    await page.waitForFunction(() => document.getElementById('word').value === '150');
+    assert.match(page.url(), /word=150/);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -68,7 +68,12 @@ const readSteps = (page) => page.evaluate(() => {
   };
 });
 
-/** What the page shows beside the figure: caption, option note, predictions, disabled settings, message. */
+/** Opens the page figure's "More options" panel, where the source and the other settings are. */
+const moreOptions = async (page) => {
+  if ((await page.getAttribute('#more', 'aria-expanded')) !== 'true') await page.click('#more');
+};
+
+/** What the page shows beside the figure: caption, option note, predictions, hidden settings, message. */
 const aside = (page, host = null) => page.evaluate((host) => {
   const scope = host ? document.querySelector(host).shadowRoot : document;
   const text = (id) => scope.getElementById(id)?.textContent ?? '';
@@ -77,8 +82,9 @@ const aside = (page, host = null) => page.evaluate((host) => {
     optionNote: text('option-note'),
     predictions: [...scope.querySelectorAll('#predictions li')].map((li) => ({ word: li.dataset.word, probability: Number(li.dataset.probability), text: li.textContent })),
     predictionsShown: !scope.getElementById('predictions').hidden && !scope.getElementById('plot').hidden,
-    disabled: ['temperature', 'mask', 'scale', 'norm', 'heads'].filter((id) => scope.getElementById(id).disabled),
-    headDisabled: scope.getElementById('head').disabled,
+    // Settings that do not apply are hidden, not greyed out.
+    hidden: ['temperature', 'mask', 'score', 'norm', 'heads'].filter((id) => scope.getElementById(id).closest('.field').hidden),
+    headHidden: scope.getElementById('head').closest('.field').hidden,
     layerRow: !scope.getElementById('layer').closest('.layers').hidden,
     message: scope.getElementById('message').hidden ? '' : text('message'),
     status: text('status'),
@@ -101,6 +107,7 @@ test('choosing "trained model" loads it once, then every layer and head, and the
   try {
     await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
     assert.equal(requests.filter((p) => /model/.test(p)).length, 0, 'nothing of the model is fetched before it is chosen');
+    await moreOptions(page);
     await page.selectOption('#source', 'model');
     await modelDrawn(page);
     assert.deepEqual(requests.filter((p) => /model/.test(p)).sort(), ['/attention_model_wasm.js', '/attention_model_wasm.wasm', '/model.bin']);
@@ -118,7 +125,7 @@ test('choosing "trained model" loads it once, then every layer and head, and the
         assert.ok(map.cells.filter((c) => c.col > c.row).every((c) => c.weight === 0), 'causal: nothing above the diagonal');
         const a = await aside(page);
         assert.equal(a.caption, `Layer ${l + 1}, head ${k + 1}, measured on held-out text: ${run.captions[l][k]}.`);
-        assert.equal(a.headDisabled, false);
+        assert.equal(a.headHidden, false);
       }
     }
     await page.selectOption('#layer', { value: 'rollout' });
@@ -127,11 +134,11 @@ test('choosing "trained model" loads it once, then every layer and head, and the
     const a = await aside(page);
     assert.match(a.caption, /^Attention rollout \(Abnar & Zuidema 2020\): how much each position draws on each input token through all layers/);
     assert.match(a.caption, /0\.5·I/);
-    assert.equal(a.headDisabled, true, 'the rollout has no head to pick');
-    assert.match(a.optionNote, /lower-triangular/);
-    // What does not apply to the model is greyed out and said so.
-    assert.deepEqual(a.disabled, ['temperature', 'mask', 'scale', 'norm', 'heads']);
-    assert.match(a.optionNote, /temperature, mask, √d, column-softmax and heads settings belong to the word-vector figure/);
+    assert.equal(a.headHidden, true, 'the rollout has no head to pick');
+    assert.match(a.optionNote, /the rollout is zero above the diagonal/);
+    // What does not apply to the model is hidden, and the note says so.
+    assert.deepEqual(a.hidden, ['temperature', 'mask', 'score', 'norm', 'heads']);
+    assert.match(a.optionNote, /The word-vector settings are hidden while it is shown/);
     assert.match(a.status, /Trained model: 8,193-word vocabulary, 2 layers × 4 heads, d_model 64, context 32 tokens/);
     // The next-word guesses: the core's top 5, best first.
     assert.equal(a.predictionsShown, true);
@@ -139,6 +146,7 @@ test('choosing "trained model" loads it once, then every layer and head, and the
     a.predictions.forEach((p, k) => near(p.probability, run.predictions[k].probability, `prediction ${k}`));
     assert.match(a.predictions[0].text, new RegExp(`${run.predictions[0].word}${(100 * run.predictions[0].probability).toFixed(1)}%`));
     // Choosing again does not fetch again.
+    await moreOptions(page);
     await page.selectOption('#source', 'vectors');
     await page.selectOption('#source', 'model');
     await modelDrawn(page);
@@ -173,8 +181,10 @@ test('heads grid (captioned), lines and steps views follow the model\'s layer an
     });
 
     await page.selectOption('#layer', { value: '0' });
-    await page.selectOption('#head', { value: '2' });
+    // The head menu belongs to the single-head views (the heads view shows them all).
+    assert.equal(await page.locator('#head').isVisible(), false);
     await page.selectOption('#view', 'lines');
+    await page.selectOption('#head', { value: '2' });
     const lines = await page.evaluate(() => {
       const l = document.querySelector('#heatmap canvas.links').attentionLines;
       return { ...l, data: Array.from(l.data) };
@@ -260,13 +270,14 @@ test('the explainer\'s query/key view and walkthrough follow the model\'s layer 
 
     // Back to word vectors: figure and explainer are the parameter-free ones again.
     await page.evaluate(() => scrollTo(0, 0));
+    await moreOptions(page);
     await page.selectOption('#source', 'vectors');
     await settled(page, null);
     const { tokens, X } = vectors.embed(SENTENCE, 64);
     const free = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
     assertMap((await figureState(page, null)).map, free.weights, tokens, 'back to vectors');
     const back = await aside(page);
-    assert.deepEqual(back.disabled, [], 'the word-vector settings are back');
+    assert.deepEqual(back.hidden, ['heads'], 'the word-vector settings are back (heads only shows with the heads view)');
     assert.equal(back.predictionsShown, false);
     assert.equal(back.layerRow, false);
     assert.doesNotMatch(back.optionNote, /trained model|lower-triangular/);
@@ -363,6 +374,7 @@ test('a 40-token text is cut to the model\'s 32 tokens with a note; unknown and 
     assert.equal(state.map.rowLabels.filter((l) => /\bunknown\b/.test(l.cls)).length, unknown, 'each zorblaxian marked unknown');
     assert.match(await page.textContent('#predictions'), /the last of the 32 tokens it read/);
     // The word vectors still draw the whole text.
+    await moreOptions(page);
     await page.selectOption('#source', 'vectors');
     await settled(page, null);
     assert.equal((await figureState(page, null)).map.T, 40);
@@ -388,7 +400,7 @@ test('URL state: source=model, layer (or rollout) and head round-trip through sh
     assert.equal(new URL(page.url()).searchParams.get('layer'), 'rollout');
     await page.click('.shareButton');
     const link = new URL(await page.inputValue('.share-url'));
-    assert.deepEqual(Object.fromEntries(link.searchParams), { sentence: SENTENCE, source: 'model', view: 'heatmap', heads: '4', temperature: '1', mask: 'none', word: '2', layer: 'rollout', head: '3' });
+    assert.deepEqual(Object.fromEntries(link.searchParams), { sentence: SENTENCE, source: 'model', view: 'heatmap', word: '2', layer: 'rollout', head: '3' });
     again = await openModel(link.search);
     assertMap((await figureState(again.page, null)).map, run.rollout, run.tokens, 'share link');
     assert.equal(await again.page.inputValue('#layer'), 'rollout');
@@ -488,10 +500,12 @@ test('a model file that fails to load gives a readable message; the word vectors
     assert.match(a.message, /^Could not load the trained model \(.*model\.bin: HTTP 404.*\)\. Choose “word vectors”, or choose “trained model” again to retry\.$/);
     assert.match(a.status, /Trained model not loaded/);
     assert.equal(await page.locator('#heatmap canvas').count(), 0);
+    await moreOptions(page);
     await page.selectOption('#source', 'vectors');
     await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
     assert.equal((await aside(page)).message, '');
     // Choosing the model again tries again (and here fails again, with the same message).
+    await moreOptions(page);
     await page.selectOption('#source', 'model');
     await page.waitForFunction(() => /Could not load the trained model/.test(document.getElementById('message').textContent), null, { timeout: 20_000 });
     assert.deepEqual(pageErrors, []);

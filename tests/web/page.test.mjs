@@ -213,22 +213,23 @@ test('keyboard: one tab stop, arrow keys move the active cell; its weight is ann
     const readout = () => page.textContent('#readout');
     const ref = reference(DEFAULT.join(' ')).weights;
     const weight = (r, c) => ref.data[r * 7 + c].toFixed(4);
-    // The last control before the figure is the heatmap options' "softmax along" select.
-    await page.focus('#norm');
+    // The last control before the figure is the "More options" button (its panel closed).
+    await page.focus('#more');
     await page.keyboard.press('Tab');
     let cell = await activeCell(page);
     assert.ok(cell, 'Tab lands on the heatmap grid');
     assert.equal(await page.evaluate(() => document.activeElement.getAttribute('role')), 'grid');
     assert.deepEqual({ row: cell.row, col: cell.col, ring: cell.ring }, { row: 0, col: 0, ring: { row: 0, col: 0 } });
     assert.equal(cell.role, 'gridcell');
-    assert.equal(cell.text, `the → the: ${weight(0, 0)}`);
+    // A word's cell with itself says so (the diagonal is drawn apart, hatched).
+    assert.equal(cell.text, `the → the: ${weight(0, 0)} (itself, hatched)`);
     assert.ok((await readout()).includes(`the → the: ${weight(0, 0)}`), await readout());
 
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowDown');
     cell = await activeCell(page);
     assert.deepEqual({ row: cell.row, col: cell.col, ring: cell.ring }, { row: 1, col: 1, ring: { row: 1, col: 1 } });
-    assert.equal(cell.text, `train → train: ${weight(1, 1)}`);
+    assert.equal(cell.text, `train → train: ${weight(1, 1)} (itself, hatched)`);
     assert.ok((await readout()).includes(`train → train: ${weight(1, 1)}`), await readout());
 
     await page.keyboard.press('ArrowRight');

@@ -18,7 +18,9 @@ export class StepsView {
     const score = { scaled: 'q·k', dot: 'q·k', cosine: 'cos(q, k)' }[result.score];
     const divide = result.score === 'scaled' ? `÷ ${result.divisor} ` : '';
     const where = result.kind === 'model' ? ` (layer ${result.model.layer + 1}, head ${result.model.head + 1})` : '';
-    const scaleText = `scaled = ${score} ${divide}÷ temperature ${result.temperature.toFixed(2)}${where}${result.causal ? '; later words masked (−∞)' : ''}`;
+    // The trained model has no temperature of its own to divide by: only what applies is written.
+    const scaleText = `scaled = ${score} ${divide}${result.kind === 'model' ? '' : `÷ temperature ${result.temperature.toFixed(2)}`}`.trim() +
+      `${where}${result.causal ? '; causal: later words masked (−∞)' : ''}`;
     const { scores, scaled } = result.steps;
     this.steps.update({
       tokens: result.tokens, steps: { scores, scaled, weights: result.weights, output: result.output }, query: word, scaleText, width,
