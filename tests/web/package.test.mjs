@@ -2,7 +2,7 @@
 // `npm pack`, installed from the tarball into a fresh project outside the repository, bundled by
 // esbuild (the repository's copy, through its JS API) into a page served on localhost and opened in
 // Chromium, where both a word-vector figure and a trained-model figure must draw the reference
-// weights; and its .d.ts type-checked by tsc from a consumer file. No network:
+// weights; its .d.ts type-checked by tsc from a consumer file; and its licences shipped. No network:
 // npm works offline from the tarball. Build first: bash scripts/build.sh. Run: node --test tests/web/
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,6 +41,23 @@ before(async () => {
 after(() => work && rm(work, { recursive: true, force: true }));
 
 const inTarball = (file) => packed.files.some((f) => f.path === file);
+
+test('licence: the code is MIT, and the WordNet licence ships with the WordNet-derived data', async () => {
+  const license = await readFile(join(root, 'LICENSE'), 'utf8');
+  assert.match(license, /^MIT License\n\nCopyright \(c\) 2026 the attention-explainer authors\n/);
+  assert.equal(JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).license, 'MIT', 'root package.json');
+  const pkg = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8'));
+  assert.equal(pkg.license, 'MIT', 'the installed package.json');
+  // vectors.bin and model.bin are derived from WordNet 3.0, whose licence must travel with every copy.
+  assert.ok(inTarball('vectors.bin') && inTarball('model.bin'), 'the tarball carries the WordNet-derived data');
+  for (const [file, source] of [['LICENSE', join(root, 'LICENSE')], ['WORDNET-LICENSE', join(root, 'data', 'WORDNET-LICENSE')]]) {
+    assert.ok(inTarball(file), `${file} is in the tarball (${packed.files.map((f) => f.path).join(', ')})`);
+    assert.equal(await readFile(join(installed, file), 'utf8'), await readFile(source, 'utf8'), `the installed ${file} is ${source}`);
+  }
+  const readme = await readFile(join(installed, 'README.md'), 'utf8');
+  assert.match(readme, /MIT/, 'the package README names the licence');
+  assert.match(readme, /`WORDNET-LICENSE`/, 'the package README points at the WordNet licence it ships');
+});
 
 test('every file package.json exports or lists is in the tarball', async () => {
   const pkg = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8'));
