@@ -158,7 +158,7 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
 // if the types ever resolve to `any` (a missing or unreachable .d.ts) and so stop catching mistakes.
 const CONSUMER = `import 'attention-figure';
 import { DEFAULT_CONTROLS, type AttentionFigureElement, type FigureState, type View } from 'attention-figure';
-import { loadAttention, type AttentionCore, type Matrix } from 'attention-figure/core';
+import { loadAttention, type AttentionCore, type Matrix, type Neighbour } from 'attention-figure/core';
 
 const figure: AttentionFigureElement | null = document.querySelector('attention-figure');
 if (figure) {
@@ -180,6 +180,11 @@ const data: Float32Array = weights.data;
 console.log(data.length);
 // @ts-expect-error: softmax runs along 'rows' or 'columns' only
 core.softmax([[1]], { axis: 'diagonal' });
+const vectors = core.loadVectors(new Uint8Array(await (await fetch('/vectors.bin')).arrayBuffer()));
+const near: Neighbour[] = vectors.nearest(data, 5, { exclude: ['bank', 3] });
+console.log(near[0].word, near[0].similarity);
+// @ts-expect-error: exclude holds words and word ids only
+vectors.nearest(data, 5, { exclude: [true] });
 `;
 
 test('tsc type-checks a consumer against the shipped .d.ts (bundler and Node resolution)', async () => {
