@@ -44,6 +44,13 @@ if (smoke) {
     for (const v of ['mha', 'mha_output']) compare(`${run} ${v}`, find(run, 'mha', v, T), find('plain', 'mha', 'plain_js', T));
   }
   compare('shipped module attentionOutput', find('shipped', 'sdpa', 'js_api_output', T), find('plain', 'sdpa', 'plain_js', T));
+  // Nearest words: the shipped module and plain JS agree word for word (bench/nearest.mjs compares them).
+  checks++;
+  const agreement = runs.nearest?.agreement;
+  if (!agreement || !find('nearest', 'nearest', 'wasm_js_api', runs.nearest.words)) failures.push('nearest words: missing result');
+  else if (agreement.mismatches.length || !(agreement.max_abs_diff <= 1e-5)) {
+    failures.push(`nearest words: the module and plain JS differ (${agreement.mismatches.slice(0, 3).join('; ')}; similarities by up to ${agreement.max_abs_diff})`);
+  }
   if (failures.length) {
     console.error(`bench smoke: ${failures.length} of ${checks} output checks failed:\n  ${failures.join('\n  ')}`);
     process.exit(1);
@@ -152,6 +159,14 @@ if (memory) {
 if (shipped.results) {
   table(['shipped module (JS API)', ...SDPA_T.map(String)], [['attentionOutput ms', ...SDPA_T.map((T) => ms(find('shipped', 'sdpa', 'js_api_output', T)))]]);
   table(['page compute: embed + parameterFree', 'T=16', 'T=64', 'T=128'], [['ms', ...[16, 64, 128].map((T) => ms(find('shipped', 'page', 'embed_parameter_free', T)))]]);
+}
+const near = runs.nearest;
+if (near) {
+  const w = find('nearest', 'nearest', 'wasm_js_api', near.words), p = find('nearest', 'nearest', 'plain_js', near.words);
+  lines.push(`Nearest words: the k = ${near.k} words of data/vectors.bin (${near.words.toLocaleString('en-US')} × ${near.dim}) nearest to one vector by cosine, the whole table (bench/nearest.mjs, one process):`, '');
+  table(['shipped module (vectors.nearest, JS API)', 'plain JS (Float32Array, norms precomputed)', 'plain JS ÷ wasm', 'first call (builds the index)'],
+    [[`${ms(w)} ms`, `${ms(p)} ms`, ratio(p, w), `${near.first_call_ms.toFixed(2)} ms`]]);
+  lines.push(`Both give the same words in the same order on ${near.agreement.queries} queries (k = ${near.agreement.k}); similarities differ by at most ${near.agreement.max_abs_diff.toExponential(1)}.`, '');
 }
 const b = runs.browser;
 if (b) {

@@ -31,11 +31,12 @@ if [ $mode = smoke ]; then
     "-DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node;--no-experimental-fetch" >/dev/null
   cmake --build build/wasm -j"$jobs" >/dev/null                          # the shipped module too
   cmake --build build/wasm -j"$jobs" --target attention_bench >/dev/null
-  echo "bench smoke: native (build/native), wasm -msimd128 (build/wasm), plain JS, shipped module"
+  echo "bench smoke: native (build/native), wasm -msimd128 (build/wasm), plain JS, shipped module, nearest words"
   build/native/bench/attention_bench --smoke --label native >"$out/native.json"
   "${node_run[@]}" build/wasm/bench/attention_bench.cjs --smoke --label wasm-simd >"$out/wasm-simd.json"
   node bench/plain.mjs --smoke >"$out/plain.json"
   node bench/shipped.mjs --smoke >"$out/shipped.json"
+  node --no-liftoff bench/nearest.mjs --smoke >"$out/nearest.json"
   node bench/report.mjs --smoke "$out"
   echo "bench smoke: done in $(( $(date +%s) - started )) s"
   exit 0
@@ -66,8 +67,9 @@ node bench/plain.mjs >"$out/plain.json"
 "${node_run[@]}" bench/tfjs.mjs >"$out/tfjs.json"
 "${node_run[@]}" bench/ort.mjs >"$out/ort.json"
 $py bench/torch_bench.py >"$out/torch.json"
-echo "== shipped module (JS API, sizes) and the page in chromium"
+echo "== shipped module (JS API, sizes), nearest words against plain JS, and the page in chromium"
 "${node_run[@]}" bench/shipped.mjs >"$out/shipped.json"
+"${node_run[@]}" bench/nearest.mjs >"$out/nearest.json"
 # The page belongs to another part of the project and may be mid-change: a failure here is reported, not fatal.
 node bench/browser.mjs >"$out/browser.json" || echo "bench: the browser step failed (see above); its rows are missing" >&2
 

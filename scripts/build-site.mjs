@@ -13,6 +13,9 @@
 //   attention-widget.js    web/widget/attention-widget.js, self-contained (core glue included) — <attention-figure>
 //   attention.js           the compute module alone (build/wasm/attention.js + glue), self-contained too
 //   attention_wasm.wasm, vectors.bin, attention_model_wasm.js/.wasm, model.bin, *.d.ts, package.json, README.md
+//   LICENSE                the project's MIT licence (also at build/site/)
+//   WORDNET-LICENSE        data/WORDNET-LICENSE (also at build/site/): vectors.bin and model.bin derive from
+//                          WordNet 3.0, whose licence asks to travel with every copy
 // and examples/ (article-like pages embedding the widget) into build/site/examples/.
 // Needs the wasm build first:  emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm
 import { build } from 'esbuild';
@@ -49,6 +52,10 @@ const copies = [
   [join(root, 'wasm', 'attention.d.ts'), 'widget/attention.d.ts'],
   [join(root, 'web', 'widget', 'package.json'), 'widget/package.json'],
   [join(root, 'web', 'widget', 'README.md'), 'widget/README.md'],
+  [join(root, 'LICENSE'), 'LICENSE'],
+  [join(root, 'data', 'WORDNET-LICENSE'), 'WORDNET-LICENSE'],
+  [join(root, 'LICENSE'), 'widget/LICENSE'],
+  [join(root, 'data', 'WORDNET-LICENSE'), 'widget/WORDNET-LICENSE'],
 ];
 const exampleFiles = ['index.html', 'dark.html', 'article.css', 'favicon.svg'];
 for (const f of exampleFiles) copies.push([join(root, 'examples', f), `examples/${f}`]);

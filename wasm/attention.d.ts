@@ -60,11 +60,28 @@ export interface Embedding {
   X: Matrix;
 }
 
+/** A vocabulary word and its cosine similarity with a vector (nearest). */
+export interface Neighbour {
+  word: string;
+  /** The word's row in the table (rows are ordered by corpus frequency, most frequent first). */
+  id: number;
+  /** Cosine similarity, in [-1, 1]; 0 for a word whose vector is zero. */
+  similarity: number;
+}
+
 export interface WordVectors {
   readonly size: number;
   readonly dim: number;
   /** Tokenise and embed; throws AttentionError for no tokens or more than maxTokens (default 256). */
   embed(text: string, maxTokens?: number): Embedding;
+  /**
+   * The k vocabulary words whose vectors are nearest to `vector` (dim values) by cosine similarity,
+   * over the whole table, best first; equal similarities: the more frequent word first. Fewer than k
+   * only when `exclude` (words, or ids as in Neighbour.id) leaves fewer. The first call builds the
+   * index (a copy of the table's int8 values, ~1 MB). Throws AttentionError for a vector of the
+   * wrong length, with NaN or ±Infinity, or all zeros (no direction); k < 1; an unknown word or id.
+   */
+  nearest(vector: ArrayLike<number>, k: number, options?: { exclude?: ReadonlyArray<string | number> }): Neighbour[];
   /** Frees the wasm-side table. Calling anything afterwards throws. */
   delete(): void;
 }

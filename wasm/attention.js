@@ -134,6 +134,7 @@ export async function loadAttentionWithModel(options = {}) {
 function wrap(raw) {
   class WordVectors {
     #handle;
+    #nearest = null; // raw.NearestWords, made on the first nearest() call (the core builds its index then)
     constructor(handle) {
       this.#handle = handle;
       this.size = handle.size();
@@ -145,7 +146,31 @@ function wrap(raw) {
       if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new AttentionError('maxTokens must be a whole number ≥ 1');
       return checked(this.#handle.embed(text, maxTokens));
     }
+    /**
+     * The k words whose vectors are nearest to `vector` by cosine similarity, best first:
+     * [{ word, id, similarity }]. exclude: words (strings) or row ids (numbers) to leave out.
+     */
+    nearest(vector, k, { exclude = [] } = {}) {
+      if (!this.#handle) throw new AttentionError('these word vectors were deleted');
+      const values = asVector(vector, 'vector');
+      if (!values) throw new AttentionError('nearest needs a vector');
+      if (!Number.isInteger(k)) throw new AttentionError(`k must be a whole number, got ${JSON.stringify(k)}`);
+      if (!Array.isArray(exclude)) throw new AttentionError('exclude must be an array of words and word ids');
+      this.#nearest ??= new raw.NearestWords(this.#handle);
+      const ids = Int32Array.from(exclude, (item, i) => {
+        const id = typeof item === 'string' ? this.#nearest.find(item) : item;
+        if (typeof item === 'string' && id < 0) throw new AttentionError(`cannot exclude "${item}": it is not in the vocabulary`);
+        if (!Number.isInteger(id) || id < 0 || id >= this.size) {
+          throw new AttentionError(`exclude[${i}] is ${JSON.stringify(item)}: give a word or a word id from 0 to ${this.size - 1}`);
+        }
+        return id;
+      });
+      return checked(this.#nearest.nearest(values, k, ids));
+    }
     delete() {
+      // The index reads the table's words: it goes first.
+      if (this.#nearest) this.#nearest.delete();
+      this.#nearest = null;
       if (this.#handle) this.#handle.delete();
       this.#handle = null;
     }

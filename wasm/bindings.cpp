@@ -7,6 +7,8 @@
 #include <malloc.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 
 #include "attention/model.hpp"
 #endif
+#include "attention/nearest.hpp"
 #include "attention/streaming.hpp"
 #include "attention/text.hpp"
 
@@ -220,6 +223,7 @@ class WordVectorsHandle {
   }
   unsigned size() const { return static_cast<unsigned>(table_.size()); }
   unsigned dim() const { return loaded_ ? static_cast<unsigned>(table_.dim()) : 0; }
+  const WordVectors* table() const { return loaded_ ? &table_ : nullptr; }  // for NearestWordsHandle
 
   val embed(std::string text, unsigned max_tokens) const {
     return guarded([&] {
@@ -243,6 +247,55 @@ class WordVectorsHandle {
  private:
   WordVectors table_;
   bool loaded_ = false;
+};
+
+// ---- nearest words (self-contained) ----------------------------------------------------------------
+// The cosine index over a loaded table (attention/nearest.hpp), built on the first query rather than
+// at load: it copies the table's int8 values (~1 MB), and most pages never ask. It reads the table's
+// words, so JS deletes it before (or with) the table. Kept small, as the widget ships this module: ids
+// in as a typed array (wasm/attention.js turns excluded words into ids with find()), one entry point
+// that can fail, and one out-of-line setter for the result objects.
+__attribute__((noinline)) void put_field(val& object, const char* key, const val& value) { object.set(key, value); }
+
+class NearestWordsHandle {
+ public:
+  explicit NearestWordsHandle(const WordVectorsHandle& vectors) : vectors_(&vectors) {}
+
+  // The row of a word, or -1.
+  int find(std::string word) const {
+    return vectors_->table() ? static_cast<int>(vectors_->table()->find(word)) : -1;
+  }
+
+  // vector: dim values (Float32Array); exclude: row ids (Int32Array). Returns [{ word, id, similarity }],
+  // best first, or an Error.
+  val nearest(val vector, double k, val exclude) {
+    return guarded([&] {
+      const WordVectors* table = vectors_->table();
+      if (!table) throw AttentionError("no vectors are loaded");
+      if (!built_) index_ = NearestWords(*table);
+      built_ = true;
+      const std::vector<float> q = emscripten::convertJSArrayToNumberVector<float>(vector);
+      const std::vector<int> ids = emscripten::convertJSArrayToNumberVector<int>(exclude);
+      // k arrives as a JS number: clamped into Index's range (32 bits in wasm32) before the cast.
+      const Index wanted = static_cast<Index>(
+          std::clamp(k, double(std::numeric_limits<int>::min()), double(std::numeric_limits<int>::max())));
+      val out = val::array();
+      const std::vector<Index> skip(ids.begin(), ids.end());
+      for (const Neighbour& n : index_.nearest(q.data(), static_cast<Index>(q.size()), wanted, skip)) {
+        val neighbour = val::object();
+        put_field(neighbour, "word", val(std::string(table->word(static_cast<std::size_t>(n.id)))));
+        put_field(neighbour, "id", val(static_cast<double>(n.id)));
+        put_field(neighbour, "similarity", val(static_cast<double>(n.similarity)));
+        out.call<void>("push", neighbour);
+      }
+      return out;
+    });
+  }
+
+ private:
+  const WordVectorsHandle* vectors_;  // attention.js loads a table once per handle, before this exists
+  NearestWords index_;
+  bool built_ = false;
 };
 
 #if ATTN_WASM_MODEL
@@ -410,6 +463,10 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("size", &WordVectorsHandle::size)
       .function("dim", &WordVectorsHandle::dim)
       .function("embed", &WordVectorsHandle::embed);
+  emscripten::class_<NearestWordsHandle>("NearestWords")
+      .constructor<const WordVectorsHandle&>()
+      .function("find", &NearestWordsHandle::find)
+      .function("nearest", &NearestWordsHandle::nearest);
 #if ATTN_WASM_MODEL
   emscripten::class_<LanguageModelHandle>("LanguageModel")
       .constructor<>()

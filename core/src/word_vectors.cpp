@@ -151,6 +151,12 @@ Index WordVectors::find(std::string_view word) const {
   return row_plus_1 == 0 ? -1 : static_cast<Index>(row_plus_1 - 1);
 }
 
+float WordVectors::scale(std::size_t i) const { return f32_le(file_.data() + scales_at_ + 4 * i); }
+
+const std::int8_t* WordVectors::values(std::size_t i) const {
+  return reinterpret_cast<const std::int8_t*>(file_.data() + values_at_ + i * static_cast<std::size_t>(dim_));
+}
+
 // One float multiply per value (vector = scale × values, as the format defines it), so a row comes out the
 // same to the bit whichever caller asks for it.
 void WordVectors::dequantise(Index i, float* out) const {

@@ -58,6 +58,10 @@ class WordVectors {
   // Vocabulary entry i, for i < size(); the view lives as long as the table.
   std::string_view word(std::size_t i) const;
 
+  // Row i as stored, for i < size(): its scale and its dim() int8 values (the vector is scale × values).
+  float scale(std::size_t i) const;
+  const std::int8_t* values(std::size_t i) const;
+
   // Row index of a word, or -1.
   Index find(std::string_view word) const;
   // The vector of vocabulary entry i (1 × dim).
