@@ -7,10 +7,13 @@ import { pathToFileURL, fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const wasmDir = path.resolve(root, process.env.ATTN_WASM_DIR ?? 'build/wasm');
 
-export async function load() {
+/** The wasm package's API and a core; { larger: true } loads the larger module (model, nearest words). */
+export async function load({ larger = false } = {}) {
   const entry = path.join(wasmDir, 'attention.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: build the wasm module first (scripts/build.sh)`);
   const api = await import(pathToFileURL(entry).href);
-  const core = await api.loadAttention({ wasmBinary: await readFile(path.join(wasmDir, 'attention_wasm.wasm')) });
+  const core = larger
+    ? await api.loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) })
+    : await api.loadAttention({ wasmBinary: await readFile(path.join(wasmDir, 'attention_wasm.wasm')) });
   return { api, core };
 }
