@@ -169,7 +169,7 @@ function vectorResult(state, sources, key) {
     steps = core.parameterFree(X, divisor, { ...options, score: score === 'cosine' ? 'cosine' : 'dot' });
   } else {
     divisor = score === 'scaled' ? Math.sqrt(projection.dk) : 1;
-    steps = core.attention(X, projection.W, { ...options, score: { scaled: 'scaled_dot', dot: 'dot', cosine: 'cosine' }[score] });
+    steps = core.attention(X, projection.W, { ...options, score: CORE_SCORES[score] });
   }
   // Softmax down the columns: the same scaled scores, each key's column normalised over the queries.
   let weights = steps.weights, output = steps.output;
@@ -184,7 +184,8 @@ function vectorResult(state, sources, key) {
     temperature: state.temperature, causal: options.causal,
   };
   result.terms = termsOf(core, result);
-  result.heads = headsOf(core, X, options, d, result);
+  // The heads score their queries and keys the way the single head does.
+  result.heads = headsOf(core, X, { ...options, score: CORE_SCORES[score] }, d);
   if (result.kind === 'seed003') {
     result.rounding = once(() => ({ rounded: asMatrix(SEED003.rounded), output: core.weightedSum(asMatrix(SEED003.rounded), steps.V) }));
   }
@@ -215,8 +216,11 @@ function projectionOf(state, sources, d) {
   return { mode, W, dk: W.Wq.cols };
 }
 
+/** The core's names of the scores. */
+const CORE_SCORES = { scaled: 'scaled_dot', dot: 'dot', cosine: 'cosine' };
+
 /** Seeded random heads over the same inputs (core.multiHead), computed on first use per (heads, seed). */
-function headsOf(core, X, options, d, result) {
+function headsOf(core, X, options, d) {
   const cache = new Map();
   return (n, seed) => {
     const count = Math.min(n, d);

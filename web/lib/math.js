@@ -15,6 +15,12 @@ export const mrow = (...k) => m('mrow', ...k);
 export const sub = (base, s) => m('msub', typeof base === 'string' ? mi(base) : base, typeof s === 'string' ? mi(s) : s);
 export const sup = (base, s) => m('msup', typeof base === 'string' ? mi(base) : base, typeof s === 'string' ? mi(s) : s);
 export const frac = (a, b) => m('mfrac', a, b);
+/** A fraction whose parts keep the full size (displaystyle): nested scripts inside it stay readable on a phone. */
+export function dfrac(a, b) {
+  const parts = [mrow(a), mrow(b)];
+  for (const p of parts) p.setAttribute('displaystyle', 'true');
+  return m('mfrac', ...parts);
+}
 export const sqrt = (a) => m('msqrt', a);
 export const text = (t) => m('mtext', t);
 /** Σ with a subscript. */

@@ -88,6 +88,11 @@ export function fromParams(params) {
   const state = {};
   for (const key of STATE_KEYS) state[key] = parseValue(key, params.get(key));
   if (params.get('score') === null && params.get('scale') === 'none') state.score = 'dot';
+  // Seed 003's example comes with its own weights and the article's unscaled scores unless the link says otherwise.
+  if (state.input === 'seed003') {
+    if (params.get('weights') === null) state.weights = 'seed';
+    if (params.get('score') === null) state.score = 'dot';
+  }
   return normalise(state);
 }
 

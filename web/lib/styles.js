@@ -104,6 +104,10 @@ export const FIGURE_CSS = `
 .af .compact svg .ring { stroke-width: 2; }
 .af svg .word { cursor: pointer; outline: none; }
 .af svg .word:focus-visible { text-decoration: underline; }
+.af .steps-view { overflow-x: auto; max-width: 100%; }
+/* Never scaled down to fit (its text would shrink below 12 px on a phone): narrow screens get a narrower
+   layout (steps.js), and what still does not fit scrolls. */
+.af svg.steps { max-width: none; }
 .af svg.steps .num { font-family: var(--af-mono); font-variant-numeric: tabular-nums; font-size: 12px; }
 .af svg.steps .masked { fill: var(--af-muted); }
 .af svg.steps .bar { fill: var(--af-accent); }

@@ -3,7 +3,7 @@
 // when the figure's softmax runs that way).
 import { h, morph } from '../dom.js';
 import { decimalsFor, num } from '../format.js';
-import { fn, formula, frac, mi, mn, mo, mrow, sqrt, sub, sum, sup } from '../math.js';
+import { dfrac, fn, formula, frac, mi, mn, mo, mrow, sqrt, sub, sum, sup } from '../math.js';
 import { keysAround, keysNote, stepSection } from './kit.js';
 
 export class ScoresStep {
@@ -15,7 +15,7 @@ export class ScoresStep {
     const free = r.projection.mode === 'free', cosine = r.score === 'cosine';
     const qi = sub('q', mn(String(i + 1)));
     const rhs = cosine ? [fn('cos', qi, mo(','), sub('k', 'j')), mo('='), frac(mrow(sub('q', mn(String(i + 1))), mo('·'), sub('k', 'j')), mrow(mo('|'), sub('q', mn(String(i + 1))), mo('|'), mo('|'), sub('k', 'j'), mo('|')))]
-      : [qi, mo('·'), sub('k', 'j'), mo('='), sub(mrow(mi('Q'), sup('K', 'T')), mrow(mn(String(i + 1)), mi('j')))];
+      : [qi, mo('·'), sub('k', 'j'), mo('='), sub(mrow(mo('('), mi('Q'), sup('K', mi('T')), mo(')')), mrow(mn(String(i + 1)), mi('j')))];
     morph(this.body, [
       formula(cosine ? 'score i j equals the cosine of q i and k j' : 'score i j equals q i dot k j', sub('s', mrow(mn(String(i + 1)), mi('j'))), mo('='), ...rhs),
       h('p', {}, cosine
@@ -49,7 +49,7 @@ export class SoftmaxStep {
       : ' positive weights that sum to 1.';
     morph(this.body, [
       formula('alpha equals exp of the scaled score over the sum of exps', sub('α', columns ? mrow(mi('j'), mn(String(i + 1))) : mrow(mn(String(i + 1)), mi('j'))), mo('='),
-        frac(mrow(mi('exp'), mo('('), arg('j'), mo(')')), mrow(sum('l'), mi('exp'), mo('('), arg('l'), mo(')')))),
+        dfrac(mrow(mi('exp'), mo('('), arg('j'), mo(')')), mrow(sum('l'), mi('exp'), mo('('), arg('l'), mo(')')))),
       h('p', {}, intro + into,
         r.causal ? ` Causal mask: later words get −∞, weight 0${r.kind === 'model' ? ' (the model was trained to predict the next word, so it may not look ahead)' : ''}.` : '', keysNote(r.T, keys)),
       stageTable(stages, i, r.labels, keys, columns)]);

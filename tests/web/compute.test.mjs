@@ -1,0 +1,136 @@
+// The page's one computation (web/lib/compute.js), in node against the wasm core called directly: for
+// every option (score, temperature, mask, softmax direction, projections, seed 003's input, heads) the
+// Result holds exactly the core's numbers, and the parts it computes on demand (heads, query terms,
+// seed 003's rounding) agree with the core too. The browser tests (lesson.test.mjs) then check that
+// every view draws this Result.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULTS, apply } from '../../web/lib/state.js';
+import { HEAD_SHARPNESS, SEED003, compute, wordOf } from '../../web/lib/compute.js';
+import { identityWeights, mulberry32, multiHeadWeights, xavierUniform } from '../../web/lib/rng.js';
+import { reference } from './harness.mjs';
+
+const SENTENCE = DEFAULTS.sentence;
+let core, vectors;
+
+before(async () => ({ core, vectors } = await reference()));
+after(() => vectors?.delete());
+
+const sources = () => ({ core, vectors, lm: null, imported: null, edits: null, editsVersion: 0 });
+const same = (a, b, where, tol = 0) => {
+  assert.equal(a.rows, b.rows, `${where}: rows`);
+  assert.equal(a.cols, b.cols, `${where}: cols`);
+  for (let i = 0; i < a.data.length; i++) {
+    const x = a.data[i], y = b.data[i];
+    assert.ok(x === y || Math.abs(x - y) <= tol, `${where}[${i}]: ${x} vs ${y}`);
+  }
+};
+const run = (changes) => compute(apply(DEFAULTS, changes), sources());
+
+test('the word-vector figure: every score, temperature and mask is the core’s own numbers', () => {
+  const { X, tokens } = vectors.embed(SENTENCE, 1024);
+  const d = vectors.dim;
+  const cases = [
+    [{}, () => core.parameterFree(X, Math.sqrt(d), { temperature: 1 })],
+    [{ score: 'dot' }, () => core.parameterFree(X, 1, { temperature: 1 })],
+    [{ score: 'cosine', temperature: 0.3 }, () => core.parameterFree(X, 1, { score: 'cosine', temperature: 0.3 })],
+    [{ mask: 'causal', temperature: 0.5 }, () => core.parameterFree(X, Math.sqrt(d), { temperature: 0.5, causal: true })],
+  ];
+  for (const [changes, want] of cases) {
+    const r = run(changes), w = want(), where = JSON.stringify(changes);
+    assert.equal(r.ok, true, where);
+    assert.deepEqual(r.tokens.map((t) => t.text), tokens.map((t) => t.text));
+    for (const k of ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output']) same(r.steps[k], w[k], `${where} ${k}`);
+    same(r.weights, w.weights, `${where} drawn weights`);
+    same(r.shown, w.weights, `${where} shown`);
+    same(r.output, w.output, `${where} output`);
+  }
+});
+
+test('softmax down the columns: the drawn weights and the output are the column softmax’s, from the core', () => {
+  const { X } = vectors.embed(SENTENCE, 1024);
+  const r = run({ norm: 'columns' });
+  const base = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
+  const columns = core.softmax(base.scaled, { axis: 'columns' });
+  same(r.weights, columns, 'weights');
+  same(r.output, core.weightedSum(columns, base.V), 'output');
+  same(r.steps.scaled, base.scaled, 'the scaled scores are the same');
+  // The query terms follow what is drawn: α_ij·v_j with the column weights; their rows add up to the output.
+  const terms = r.terms(1);
+  same(terms.weighted, core.queryTerms({ ...base, weights: columns }, 1).weighted, 'terms');
+});
+
+test('projections: identity, seeded random, edited (with a bad cell), and seed 003’s own', () => {
+  const { X } = vectors.embed(SENTENCE, 1024);
+  const I = identityWeights(vectors.dim, 4);
+  const identity = run({ weights: 'identity' });
+  same(identity.steps.weights, core.attention(X, { Wq: I, Wk: I, Wv: I }, { score: 'scaled_dot', temperature: 1 }).weights, 'identity');
+  assert.equal(identity.divisor, '√4');
+  const rand = mulberry32(7 + 1);
+  const W = { Wq: xavierUniform(vectors.dim, 6, rand), Wk: xavierUniform(vectors.dim, 6, rand), Wv: xavierUniform(vectors.dim, 6, rand) };
+  same(run({ weights: 'random', seed: 7, dk: 6 }).steps.weights, core.attention(X, W, { score: 'scaled_dot', temperature: 1 }).weights, 'random');
+  // Edited weights: the reader's strings, parsed; a cell that is not a number is named and nothing is computed.
+  const text = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols), String));
+  const edits = { Wq: text(I), Wk: text(I), Wv: text(I), bq: [['0', '0', '0', '1']], bk: [['0', '0', '0', '0']], bv: [['0', '0', '0', '0']] };
+  edits.Wq[0][1] = '−2';
+  const state = apply(DEFAULTS, { weights: 'edited', bias: true });
+  const edited = compute(state, { ...sources(), edits, editsVersion: 1 });
+  const Wq = { rows: I.rows, cols: 4, data: I.data.slice() };
+  Wq.data[1] = -2;
+  same(edited.steps.weights, core.attention(X, { Wq, Wk: I, Wv: I, bq: [0, 0, 0, 1], bk: [0, 0, 0, 0], bv: [0, 0, 0, 0] }, { score: 'scaled_dot' }).weights, 'edited');
+  edits.Wk[2][3] = 'abc';
+  const bad = compute(state, { ...sources(), edits, editsVersion: 2 });
+  assert.deepEqual([bad.ok, bad.kind], [false, 'cells']);
+  assert.match(bad.message, /^W_K\[3, 4\] is not a number/);
+  // Seed 003: its inputs, its weights, unscaled scores as the article computes them, and its rounding.
+  const seed = run({ input: 'seed003' });
+  assert.equal(seed.kind, 'seed003');
+  const article = core.attention(SEED003.X, { Wq: SEED003.Wq, Wk: SEED003.Wk, Wv: SEED003.Wv }, { score: 'dot' });
+  for (const k of ['Q', 'K', 'V', 'scores', 'weights', 'output']) same(seed.steps[k], article[k], `seed 003 ${k}`);
+  same(seed.rounding().output, core.weightedSum(SEED003.rounded, article.V), 'rounded outputs');
+  assert.deepEqual(Array.from(seed.rounding().output.data.subarray(0, 3), (v) => Number(v.toFixed(1))), [2, 7, 1.5]);
+  assert.equal(wordOf(apply(DEFAULTS, { input: 'seed003' }), seed), 0, 'the article works with input 1');
+});
+
+test('heads: seeded, sharpened random heads from core.multiHead, with the figure’s score, temperature and mask', () => {
+  const { X } = vectors.embed(SENTENCE, 1024);
+  const r = run({ mask: 'causal', temperature: 0.8, score: 'dot' });
+  const heads = r.heads(3, 5);
+  const w = multiHeadWeights(vectors.dim, 3, 5, HEAD_SHARPNESS);
+  const want = core.multiHead(X, { heads: w.heads, Wo: w.Wo }, { temperature: 0.8, causal: true, score: 'dot' });
+  heads.maps.forEach((m, k) => same(m.weights, want.heads[k].weights, `head ${k + 1}`));
+  same(heads.concat, want.concat, 'concat');
+  same(heads.output, want.output, 'output');
+  assert.equal(r.heads(3, 5), heads, 'computed once per (heads, seed)');
+  // Distinct heads: on the default sentence each of the 4 heads gives "train" another strongest link or a clearly different row.
+  const rows = run({}).heads(4, 1).maps.map((m) => Array.from(m.weights.data.subarray(7, 14)));
+  const spread = rows.map((row) => Math.max(...row) - Math.min(...row));
+  assert.ok(spread.every((s) => s > 0.15), `each head is far from uniform: ${spread.map((s) => s.toFixed(2))}`);
+  for (let a = 0; a < 4; a++) for (let b = a + 1; b < 4; b++) {
+    const diff = Math.max(...rows[a].map((x, j) => Math.abs(x - rows[b][j])));
+    assert.ok(diff > 0.1, `heads ${a + 1} and ${b + 1} differ (${diff.toFixed(2)})`);
+  }
+});
+
+test('one computation per change: a change that does not alter the numbers reuses the Result', () => {
+  const state = apply(DEFAULTS, {});
+  const first = compute(state, sources());
+  for (const changes of [{ word: 3 }, { view: 'lines' }, { diagonal: 'scale' }, { full: true }, { heads: 2 }, { tour: 1 }]) {
+    assert.equal(compute(apply(state, changes), sources(), first), first, JSON.stringify(changes));
+  }
+  for (const changes of [{ temperature: 0.5 }, { score: 'dot' }, { norm: 'columns' }, { sentence: 'the bus' }, { weights: 'identity' }]) {
+    assert.notEqual(compute(apply(state, changes), sources(), first), first, JSON.stringify(changes));
+  }
+  // The word the story and the selected-word views use when the reader has chosen none: the query with
+  // the strongest link to another word (train, on the default sentence).
+  assert.equal(wordOf(state, first), 1);
+});
+
+test('problems are results, never exceptions: no words, not loaded yet, a failed load', () => {
+  assert.deepEqual(run({ sentence: '   ' }).kind, 'empty');
+  assert.equal(compute(apply(DEFAULTS, {}), { ...sources(), vectors: null }).kind, 'loading');
+  const failed = compute(apply(DEFAULTS, {}), { ...sources(), vectors: null, vectorsError: new Error('HTTP 404') });
+  assert.deepEqual([failed.kind, failed.loadFailed], ['error', true]);
+  assert.match(failed.message, /HTTP 404/);
+  assert.equal(compute(apply(DEFAULTS, { source: 'model' }), sources()).kind, 'loading');
+});
