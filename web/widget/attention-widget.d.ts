@@ -16,11 +16,12 @@ export interface FigureState {
   /**
    * What computes the attention. 'model' fetches the trained model (model.bin, ~0.8 MB, and its wasm
    * module) once per page, on first use; it reads at most 32 tokens (longer text is cut, with a note),
-   * is causal, and has no temperature, mask, √d, column-softmax or heads setting (they are greyed out).
+   * is causal, and has no score, temperature, mask, column-softmax or heads setting (their controls
+   * are hidden while it is shown).
    */
   source: Source;
   view: View;
-  /** Number of heads in the "heads" view, 1–8. */
+  /** Number of heads in the "heads" view, 1–8 (random heads: W_Q, W_K at 3× the Xavier scale). */
   heads: number;
   /** Divides the scores before the softmax, 0.1–3. */
   temperature: number;
@@ -36,12 +37,30 @@ export interface FigureState {
   head: number;
   /** Seed of the heads view's Xavier-random projection weights. */
   seed: number;
-  /** Divide the scores by √d ('sqrt', default) or not ('none'). */
-  scale: 'sqrt' | 'none';
-  /** The heatmap's softmax: along each row ('rows', default) or down each column ('columns'). */
+  /**
+   * How a query meets a key: 'scaled' (q·k/√d, default), 'dot' (q·k) or 'cosine' (q·k/(|q||k|)).
+   * (The attribute scale="none" of earlier versions still means 'dot'.)
+   */
+  score: 'scaled' | 'dot' | 'cosine';
+  /** The softmax: along each row ('rows', default) or down each column ('columns'); every view follows. */
   norm: 'rows' | 'columns';
-  /** 'hide' greys out each word's weight on itself in the heatmap (colours span the rest). */
-  diagonal: 'show' | 'hide';
+  /**
+   * 'apart' (default): each word's weight on itself is drawn hatched and left out of the colour scale
+   * (and its line is dashed), so the links between different words carry the colours; 'scale': like any other.
+   */
+  diagonal: 'apart' | 'scale';
+  /** What the rows are: 'sentence' (its word vectors) or 'seed003' (the 3 × 4 worked example of seed 003). */
+  input: 'sentence' | 'seed003';
+  /** The single head's W_Q, W_K, W_V: 'free' (none: Q = K = V = X), 'identity', 'random', 'seed' (seed 003's), 'edited'. */
+  weights: 'free' | 'identity' | 'random' | 'seed' | 'edited';
+  /** Their width d_k (identity and random), 1–16. */
+  dk: number;
+  /** Add biases b_Q, b_K, b_V (edited weights). */
+  bias: boolean;
+  /** The page's walkthrough shows whole matrices. */
+  full: boolean;
+  /** The page's guided tour: its stop (0-based), or null. */
+  tour: number | null;
 }
 
 /** Attention weights from a model, as Hugging Face transformers returns them (output_attentions=True). */
@@ -79,6 +98,8 @@ export interface DrawnWeights {
   cols: number;
   data: Float32Array;
   max: number;
+  /** The diagonal drawn apart (hatched, in the panel colour, outside the scale); hideDiagonal is the same flag's older name. */
+  diagonalApart: boolean;
   hideDiagonal: boolean;
   /** Cell side in CSS px; ratio: device px per CSS px; gap: device px between cells. */
   cell: number;
@@ -88,7 +109,8 @@ export interface DrawnWeights {
 
 /**
  * <attention-figure sentence="…" source="vectors|model" view="heatmap|lines|steps|heads" heads="4"
- *   temperature="1" mask="none|causal" word="2" layer="0|1|rollout" head="0"
+ *   score="scaled|dot|cosine" temperature="1" mask="none|causal" norm="rows|columns" diagonal="apart|scale"
+ *   word="2" layer="0|1|rollout" head="0"
  *   controls="sentence view temperature" theme="auto|light|dark"
  *   src="attention.json" page="https://…/index.html"></attention-figure>
  * Fires "attention-change" (detail: FigureState) when the reader changes something.
