@@ -30,6 +30,7 @@ const wrapper = join(root, 'build', 'wasm', 'attention.js');
 const inputs = {
   entry: join(root, 'web', 'app.js'),
   widget: join(root, 'web', 'widget', 'attention-widget.js'),
+  compare: join(root, 'web', 'lib', 'compare', 'index.js'),
   wrapper,
   glue: join(root, 'build', 'wasm', 'attention_wasm.js'),
   modelGlue: join(root, 'build', 'wasm', 'attention_model_wasm.js'),
@@ -124,6 +125,11 @@ try {
     entryPoints: { 'attention-widget': inputs.widget, attention: wrapper },
     outdir: join(out, 'widget'),
   });
+  // The compare view, on demand: its own file beside each bundle (web/lib/compare-loader.js imports it
+  // by URL and hands it the bundle's helpers, so it holds no second copy of them).
+  for (const dir of [out, join(out, 'widget')]) {
+    await build({ ...common, entryPoints: [inputs.compare], outfile: join(dir, 'attention-compare.js') });
+  }
   // The model module's glue, minified, once per folder (it stays a separate file: it is imported
   // on demand by URL, so neither bundle carries it).
   for (const dir of [out, join(out, 'widget')]) {
@@ -155,8 +161,8 @@ const total = sum((n) => !n.includes('/'));
 console.log(`  ${'page total'.padEnd(width)}  ${kb(total[0]).padStart(10)}  gzip ${kb(total[1]).padStart(10)}`);
 // The widget's payload before the word vectors: its one JS file and the wasm. The
 // model's module is not part of it: it is fetched only when a reader (or source="model") asks for it.
-const onDemand = (n) => n.includes('attention_model_wasm');
+const onDemand = (n) => n.includes('attention_model_wasm') || n.includes('attention-compare');
 const payload = sum((n) => n.startsWith('widget/') && !onDemand(n) && (n.endsWith('.js') && n !== 'widget/attention.js' || n.endsWith('.wasm')));
 console.log(`  ${'widget JS + wasm'.padEnd(width)}  ${kb(payload[0]).padStart(10)}  gzip ${kb(payload[1]).padStart(10)}  (limit 150 KiB gzip)`);
 const model = sum((n) => n.startsWith('widget/') && onDemand(n));
-console.log(`  ${'+ model module'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (on demand, with model.bin)`);
+console.log(`  ${'+ on demand'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (the larger module, with model.bin; the compare view)`);

@@ -200,8 +200,23 @@ const rows = (m) => {
  * + how they were made. What the figure draws is what is exported (a column softmax's weights, the
  * rollout, the heads shown).
  */
-export function toJSON(result, state) {
+export function toJSON(result, state, compare = null) {
   const tokens = result.tokens.map((t) => t.text);
+  if (state.view === 'compare' && compare?.ok) {
+    // Both sentences' weights (as drawn), the word compared, its nearest words before and after, the difference.
+    const words = (list) => list?.words.map(({ word, similarity }) => ({ word, similarity })) ?? null;
+    return {
+      tokens, attentions: [[rows(compare.first.shown)]],
+      compare: {
+        sentence2: state.sentence2, tokens2: compare.second.tokens.map((t) => t.text), attentions2: [[rows(compare.second.shown)]],
+        word: compare.text, index: compare.i, index2: compare.j,
+        nearest: compare.after ? { before: compare.before.map(words), after: compare.after.map(words) } : null,
+        difference: compare.difference ? rows(compare.difference) : null,
+      },
+      source: 'the same word in two sentences: parameter-free attention over word vectors, nearest words by cosine similarity over the whole table',
+      settings: { sentence: state.sentence, sentence2: state.sentence2, score: state.score, temperature: state.temperature, mask: state.mask, norm: state.norm },
+    };
+  }
   if (result.kind === 'imported') {
     const heads = result.heads().maps;
     return { tokens, attentions: [heads.map((m) => rows(m.weights))], source: 'imported', layer: result.imported.layer, heads: result.imported.heads };

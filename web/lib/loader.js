@@ -7,7 +7,10 @@ export { AttentionError } from '#attention-core';
 
 let corePromise = null;
 let vectorsPromise = null;
+let vectorBytesPromise = null;
+let largerPromise = null;
 let modelPromise = null;
+let neighboursPromise = null;
 
 /** Where the widget's own files live (overridable for tests and unusual layouts). */
 let base = import.meta.url;
@@ -64,9 +67,21 @@ async function bytesOf(file) {
   return buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : fetchBytes(assetURL(file));
 }
 
+/** A promise that is forgotten when it fails, so the next call tries again. */
+const retried = (promise, forget) => promise.catch((err) => {
+  forget();
+  throw err;
+});
+
+/** The word vectors' bytes, kept: the larger module (nearest words) reads them a second time. */
+function vectorBytes() {
+  vectorBytesPromise ??= retried(bytesOf('vectors.bin'), () => (vectorBytesPromise = null));
+  return vectorBytesPromise;
+}
+
 /** The shared word-vector table (fetched on first call). */
 export function loadVectors() {
-  vectorsPromise ??= Promise.all([loadCore(), bytesOf('vectors.bin')])
+  vectorsPromise ??= Promise.all([loadCore(), vectorBytes()])
     .then(([core, bytes]) => core.loadVectors(bytes))
     .catch((err) => {
       vectorsPromise = null;
@@ -83,13 +98,29 @@ export function loadVectors() {
  * (LanguageModel), timing: { module, fetch, parse, total } in ms, bytes }. A failed load is retried
  * on the next call.
  */
+/** The larger wasm module (the trained model's code and the nearest-words search), instantiated once, on demand. */
+export function loadLargerCore() {
+  largerPromise ??= retried(instantiate(loadAttentionWithModel, 'attention_model_wasm.wasm'), () => (largerPromise = null));
+  return largerPromise;
+}
+
+/**
+ * The nearest-words search over the word vectors (the compare view): the larger module with its own
+ * copy of the table, loaded on the first call. Resolves to { core, vectors } of that module.
+ */
+export function loadNeighbours() {
+  neighboursPromise ??= retried(Promise.all([loadLargerCore(), vectorBytes()]).then(([core, bytes]) => ({ core, vectors: core.loadVectors(bytes) })),
+    () => (neighboursPromise = null));
+  return neighboursPromise;
+}
+
 export function loadModel() {
   modelPromise ??= (async () => {
     const started = performance.now();
     const since = (t) => performance.now() - t;
     let module = 0, fetched = 0;
     const [core, bytes] = await Promise.all([
-      instantiate(loadAttentionWithModel, 'attention_model_wasm.wasm').then((c) => ((module = since(started)), c)),
+      loadLargerCore().then((c) => ((module = since(started)), c)),
       bytesOf('model.bin').then((b) => ((fetched = since(started)), b)),
     ]);
     const parsing = performance.now();

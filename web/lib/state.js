@@ -2,8 +2,9 @@
 // with its round trip through attributes (widget) and URL parameters (page): the same names either way.
 //
 //   sentence     the text; input: 'sentence' (word vectors of it) or 'seed003' (seed 003's 3×4 example)
+//   sentence2    the compare view's second sentence (the same word, in another context)
 //   source       'vectors' (attention computed from word vectors) or 'model' (the trained model)
-//   view         heatmap | lines | steps | heads;  word: the selected query word, 0-based, or null
+//   view         heatmap | lines | steps | heads | compare;  word: the selected query word, 0-based, or null
 //   score        scaled (q·k/√d) | dot (q·k) | cosine (q·k/(|q||k|));  temperature 0.1–3;  mask none | causal
 //   norm         rows | columns: which way the softmax normalises;  diagonal: apart (a word's weight on
 //                itself is drawn hatched and left out of the colour scale) | scale (in the scale like any other)
@@ -12,8 +13,10 @@
 //   weights      the single head's projections: free (Q = K = V = X) | identity | random | seed (seed
 //                003's own) | edited;  dk: their width;  bias: add b_Q, b_K, b_V
 //   full         the walkthrough shows whole matrices;  tour: the guided tour's stop, or null
-export const VIEWS = ['heatmap', 'lines', 'steps', 'heads'];
-export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads' };
+export const VIEWS = ['heatmap', 'lines', 'steps', 'heads', 'compare'];
+export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads', compare: 'Compare two sentences' };
+/** The compare view's sentences when the reader has not typed one: one word ("bank"), two meanings. */
+export const COMPARE_DEFAULTS = Object.freeze({ sentence: 'he cashed a check at the bank', sentence2: 'the boat drifted to the bank of the river', word: 6 });
 export const SOURCES = ['vectors', 'model'];
 export const SOURCE_NAMES = { vectors: 'word vectors', model: 'trained model' };
 export const SCORES = ['scaled', 'dot', 'cosine'];
@@ -28,13 +31,14 @@ export const CHOICES = {
   view: VIEWS, source: SOURCES, score: SCORES, mask: ['none', 'causal'], norm: ['rows', 'columns'],
   diagonal: ['apart', 'scale'], weights: WEIGHT_MODES, input: INPUTS,
 };
-export const STATE_KEYS = ['sentence', 'input', 'source', 'view', 'word', 'score', 'temperature', 'mask', 'norm', 'diagonal',
+export const STATE_KEYS = ['sentence', 'sentence2', 'input', 'source', 'view', 'word', 'score', 'temperature', 'mask', 'norm', 'diagonal',
   'heads', 'seed', 'layer', 'head', 'weights', 'dk', 'bias', 'full', 'tour'];
 /** Keys read for backward compatibility: scale=none meant score=dot; diagonal=hide/show predate apart/scale. */
 export const LEGACY = { scale: 'score' };
 
 export const DEFAULTS = Object.freeze({
   sentence: 'the train left the station on time',
+  sentence2: COMPARE_DEFAULTS.sentence2,
   input: 'sentence',
   source: 'vectors',
   view: 'heatmap',
@@ -66,7 +70,7 @@ export function parseValue(key, raw) {
   if (raw === null || raw === undefined) return DEFAULTS[key];
   if (CHOICES[key]) return CHOICES[key].includes(raw) ? raw : key === 'diagonal' ? 'apart' : DEFAULTS[key];
   switch (key) {
-    case 'sentence': return String(raw);
+    case 'sentence': case 'sentence2': return String(raw);
     case 'temperature': {
       const t = Number(raw);
       return raw !== '' && Number.isFinite(t) ? Math.min(3, Math.max(0.1, t)) : DEFAULTS.temperature;
@@ -88,6 +92,11 @@ export function fromParams(params) {
   const state = {};
   for (const key of STATE_KEYS) state[key] = parseValue(key, params.get(key));
   if (params.get('score') === null && params.get('scale') === 'none') state.score = 'dot';
+  // A compare link without its own sentence opens on the compare view's pair.
+  if (state.view === 'compare' && params.get('sentence') === null) {
+    state.sentence = COMPARE_DEFAULTS.sentence;
+    if (params.get('word') === null) state.word = COMPARE_DEFAULTS.word;
+  }
   // Seed 003's example comes with its own weights and the article's unscaled scores unless the link says otherwise.
   if (state.input === 'seed003') {
     if (params.get('weights') === null) state.weights = 'seed';
@@ -122,6 +131,10 @@ export function apply(state, changes) {
     if (changes.word === undefined) next.word = null;
     if (changes.input === undefined) next.input = 'sentence';
   }
+  // The compare view on the untouched default sentence starts from its own pair (bank, in two senses).
+  if (changes.view === 'compare' && state.view !== 'compare' && next.sentence === DEFAULTS.sentence && changes.sentence === undefined) {
+    Object.assign(next, { sentence: COMPARE_DEFAULTS.sentence, word: changes.word ?? COMPARE_DEFAULTS.word, input: 'sentence' });
+  }
   if (changes.input === 'seed003' && state.input !== 'seed003') {
     Object.assign(next, { weights: 'seed', score: 'dot', word: changes.word ?? 0, bias: false, source: 'vectors' });
   }
@@ -150,7 +163,7 @@ export function settingsFor(state, imported = false) {
     temperature: vectors,
     mask: vectors,
     norm: vectors && v !== 'heads',
-    diagonal: v !== 'steps',
+    diagonal: v !== 'steps' && v !== 'compare',
     heads: vectors && v === 'heads',
     layer: model || imported,
     head: (model || imported) && v !== 'heads' && state.layer !== ROLLOUT,

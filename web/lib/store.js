@@ -3,8 +3,9 @@
 // is loaded, and the one Result computed from all of it (compute.js). Every change goes through set();
 // it recomputes once and tells every subscriber, which redraws from (state, result). Nothing else
 // holds a copy of the sentence or computes anything.
-import { loadCore, loadModel, loadVectors } from './loader.js';
+import { loadCore, loadModel, loadNeighbours, loadVectors } from './loader.js';
 import { compute } from './compute.js';
+import { loadCompare } from './compare-loader.js';
 import { DEFAULTS, apply } from './state.js';
 
 // A change redraws at once, unless more tokens than this are drawn: then it waits for the next frame,
@@ -16,9 +17,10 @@ export class Store {
   constructor(initial = {}, options = {}) {
     this.state = apply(DEFAULTS, initial);
     this.options = options;
-    this.sources = { core: null, vectors: null, lm: null, imported: null, edits: null, editsVersion: 0, vectorsError: null, modelError: null };
+    this.sources = { core: null, vectors: null, lm: null, neighbours: null, imported: null, edits: null, editsVersion: 0, vectorsError: null, modelError: null, neighboursError: null };
     this.parts = [];        // more computations from the same sources (derive())
     this.result = null;     // the latest Result (ok or not)
+    this.compare = null;    // with the compare view: the second sentence and the comparison (compare.js)
     this.good = null;       // the latest Result that was ok: views keep showing it under a 'cells' problem
     this.listeners = new Set();
     this.started = false;
@@ -91,6 +93,9 @@ export class Store {
     this.result = compute(this.state, this.sources, this.good);
     if (this.result.ok) this.good = this.result;
     else if (this.result.kind !== 'cells') this.good = null;
+    // The compare view's second sentence and comparison, once its module is here (compare/).
+    const comparing = this.state.view === 'compare' && !this.sources.imported;
+    this.compare = comparing && this.compareLib ? this.compareLib.compareOf(this.state, this.sources, this.shown, this.compare) : null;
     for (const part of this.parts) part(this.sources, this);
     this.timing = { compute: performance.now() - started };
     for (const listener of this.listeners) listener(this.state, this.result, this);
@@ -117,6 +122,30 @@ export class Store {
       }, (err) => {
         this.vectorsLoading = null;
         s.vectorsError = err;
+        this.update();
+      });
+    }
+    // The compare view's own module, and its nearest words: the larger module and its copy of the vectors, on demand.
+    if (this.state.view === 'compare' && !this.compareLib && !this.compareLoading && !this.compareError) {
+      this.compareLoading = loadCompare().then((lib) => {
+        this.compareLoading = null;
+        this.compareLib = lib;
+        this.update();
+      }, (err) => {
+        this.compareLoading = null;
+        this.compareError = err;
+        this.update();
+      });
+    }
+    if (this.state.view === 'compare' && !s.imported && !s.neighbours && !this.neighboursLoading && !s.neighboursError) {
+      this.neighboursLoading = loadNeighbours().then((n) => {
+        this.neighboursLoading = null;
+        s.neighbours = n;
+        this.compare = null; // computed again, now with the nearest words
+        this.update();
+      }, (err) => {
+        this.neighboursLoading = null;
+        s.neighboursError = err;
         this.update();
       });
     }

@@ -29,7 +29,7 @@ export const FIGURE_CSS = `
 .af .controls { display: grid; gap: 0.45rem; margin: 0 0 0.75rem; }
 .af .controls label, .af .field > span { font-weight: 600; font-size: 0.9rem; }
 .af input, .af select, .af button, .af textarea { font: inherit; color: var(--af-fg); margin: 0; }
-.af #sentence {
+.af :is(#sentence, #sentence2) {
   display: block; width: 100%; font-size: 1.1rem; line-height: 1.45; padding: 0.45rem 0.7rem; border: 1px solid var(--af-line);
   border-radius: 8px; background: var(--af-bg); resize: vertical; min-height: 2.6rem; overflow-y: auto;
 }
@@ -39,6 +39,20 @@ export const FIGURE_CSS = `
 .af .options.panel { display: grid; gap: 0.5rem; }
 .af .story { margin: 0.1rem 0 0.4rem; font-size: 1rem; font-weight: 500; min-height: 1.5em; }
 .af .view-message { margin: 0.5rem 0; color: var(--af-muted); }
+/* The compare view: two sentences side by side, stacked when the figure is narrow. */
+.af .compare-sides { display: flex; flex-wrap: wrap; gap: 0.75rem 1.5rem; align-items: flex-start; }
+.af .compare-col { flex: 1 1 300px; min-width: 0; }
+.af svg.compare-side { max-width: none; }
+.af svg.compare-side .compare-title { font-weight: 600; font-size: 14px; }
+.af svg.compare-side .compare-sub, .af svg.compare-side .muted-text { fill: var(--af-muted); font-size: 13px; }
+.af svg.compare-side text { font-size: 13px; }
+.af svg.compare-side .num { font-family: var(--af-mono); font-size: 12px; }
+.af svg.compare-side .bar { fill: var(--af-accent); }
+.af svg.compare-side .bar.itself { fill: var(--af-muted); }
+.af svg.compare-side .neighbour { font-weight: 600; }
+.af .compare-diff { margin-top: 0.8rem; }
+.af .compare-note { margin: 0 0 0.3rem; font-size: 0.9rem; }
+.af svg .label.marked { font-weight: 700; text-decoration: underline; }
 .af .row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4rem 1rem; }
 .af .field { display: inline-flex; align-items: center; gap: 0.4rem; }
 .af select, .af input[type=number] {
@@ -58,6 +72,7 @@ export const FIGURE_CSS = `
 .af .field:has(:disabled) > span, .af .slider:has(:disabled) > label { color: var(--af-muted); }
 
 .af .message { margin: 0 0 0.75rem; padding: 0.6rem 0.9rem; border-radius: 8px; background: var(--af-error-bg); color: var(--af-error-fg); }
+.af .loading { margin: 0 0 0.75rem; color: var(--af-muted); }
 .af .message.hint { background: var(--af-panel); color: var(--af-muted); border: 1px dashed var(--af-line); }
 .af .message.note { background: var(--af-panel); color: var(--af-fg); border: 1px solid var(--af-line); }
 .af .sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }

@@ -21,6 +21,7 @@ export class Controls {
     const e = (this.els = {});
     this.onChange = onChange;
     e.sentence = h('textarea', { id: 'sentence', rows: 1, autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-describedby': 'status message' });
+    e.sentence2 = h('textarea', { id: 'sentence2', rows: 1, autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false' });
     e.view = select('view', VIEWS, VIEW_NAMES);
     e.word = h('select', { id: 'word' });
     e.source = select('source', SOURCES, SOURCE_NAMES);
@@ -39,6 +40,7 @@ export class Controls {
     const field = (name, label, control, extra) => (e[`${name}Field`] = h('label', { class: 'field', for: control.id }, h('span', {}, label), control, extra));
 
     e.sentenceField = h('div', { class: 'sentence-field' }, h('label', { for: 'sentence' }, 'Sentence'), e.sentence);
+    e.sentence2Field = h('div', { class: 'sentence-field', hidden: true }, h('label', { for: 'sentence2' }, 'Second sentence (the same word in another context)'), e.sentence2);
     e.more = h('button', { type: 'button', id: 'more', class: 'more', 'aria-expanded': 'false', 'aria-controls': 'options-panel' }, 'More options');
     e.main = h('div', { class: 'row main-controls' }, field('view', 'View', e.view), field('word', 'Word', e.word), disclose ? e.more : null);
     e.temperatureField = h('div', { class: 'field slider' }, h('label', { for: 'temperature' }, 'Temperature'), e.temperature, e.temperatureValue,
@@ -50,7 +52,7 @@ export class Controls {
       h('div', { class: 'row' }, field('source', 'Source', e.source), field('score', 'Score', e.score), field('mask', 'Mask', e.mask), field('heads', 'Heads', e.heads)),
       h('div', { class: 'row' }, e.temperatureField, field('norm', 'Softmax along', e.norm), e.diagonalField),
       e.status);
-    e.root = h('section', { class: 'controls', 'aria-label': 'Sentence and settings' }, e.sentenceField, e.main, e.layerRow, e.panel);
+    e.root = h('section', { class: 'controls', 'aria-label': 'Sentence and settings' }, e.sentenceField, e.sentence2Field, e.main, e.layerRow, e.panel);
     this.el = e.root;
     this.disclose = disclose;
     this.#wire(onClearImport);
@@ -59,8 +61,12 @@ export class Controls {
   #wire(onClearImport) {
     const e = this.els, go = (changes, defer = false) => this.onChange(changes, { defer });
     e.sentence.addEventListener('input', () => {
-      this.#grow();
+      this.#grow(e.sentence);
       go({ sentence: e.sentence.value }, true);
+    });
+    e.sentence2.addEventListener('input', () => {
+      this.#grow(e.sentence2);
+      go({ sentence2: e.sentence2.value }, true);
     });
     e.view.addEventListener('change', () => go({ view: e.view.value }));
     e.word.addEventListener('change', () => go({ word: Number(e.word.value) }));
@@ -88,9 +94,8 @@ export class Controls {
     this.els.more.setAttribute('aria-expanded', String(on));
   }
 
-  /** The text area follows its text: one line for a sentence, up to ten for a paragraph (then it scrolls). */
-  #grow() {
-    const t = this.els.sentence;
+  /** A text area follows its text: one line for a sentence, up to ten for a paragraph (then it scrolls). */
+  #grow(t = this.els.sentence) {
     if (!t.isConnected) return;
     t.style.height = 'auto';
     const line = parseFloat(getComputedStyle(t).lineHeight) || 24;
@@ -105,6 +110,8 @@ export class Controls {
       e.sentence.value = state.sentence;
       requestAnimationFrame(() => this.#grow());
     } else if (e.sentence.value !== state.sentence) e.sentence.value = state.sentence;
+    if (e.sentence2.value !== state.sentence2) e.sentence2.value = state.sentence2;
+    e.sentence2Field.hidden = state.view !== 'compare' || !allowed.has('sentence');
     e.view.value = state.view;
     e.source.value = state.source;
     e.score.value = state.score;

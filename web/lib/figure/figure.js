@@ -44,6 +44,8 @@ export class Figure {
     this.controls.showStatus = Boolean(options.showStatus);
     e.story = h('p', { id: 'story', class: 'story', 'aria-live': 'polite' });
     e.message = h('p', { id: 'message', class: 'message', role: 'alert', hidden: true });
+    // Loading is not a problem: it has its own quiet line, so #message only ever says what went wrong or what was cut.
+    e.loading = h('p', { id: 'loading', class: 'loading', role: 'status', hidden: true });
     e.viewBox = h('div', { id: 'heatmap', class: 'view' });
     e.readout = h('p', { id: 'readout', class: 'readout', 'aria-live': 'polite' });
     e.legend = h('div', { id: 'legend', class: 'legend-wrap' });
@@ -60,7 +62,7 @@ export class Figure {
       problem: (text) => this.#message(text, 'error'),
     });
     const t = this.toolbar.els;
-    e.figure = h('div', { class: 'af', part: 'figure' }, this.controls.el, e.message, e.plot, t.root, t.sharePanel, t.importPanel);
+    e.figure = h('div', { class: 'af', part: 'figure' }, this.controls.el, e.message, e.loading, e.plot, t.root, t.sharePanel, t.importPanel);
     if (options.framed) e.figure.classList.add('framed');
     root.append(e.figure);
     this.setControls(options.controls);
@@ -133,15 +135,28 @@ export class Figure {
       e.viewBox.replaceChildren();
       e.viewBox.dataset.view = '';
       e.legend.replaceChildren();
-      this.#message(this.#problem(result, state), result?.kind === 'error' ? 'error' : 'hint');
+      const loading = !result || result.kind === 'loading';
+      this.#message(loading ? '' : this.#problem(result, state), result?.kind === 'error' ? 'error' : 'hint');
+      e.loading.hidden = !loading;
+      e.loading.textContent = loading ? this.#problem(result, state) : '';
       return;
     }
+    e.loading.hidden = true;
     if (result.kind === 'cells') this.#message(result.message, 'error');
     else if (shown.total) this.#message(`That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained model reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`, 'note');
     else this.#message('');
     e.plot.hidden = false;
     this.viewWidth ||= e.viewBox.clientWidth; // before the first observer report
-    const view = (this.views[state.view] ??= new VIEW_CLASSES[state.view]({
+    // The compare view's class comes with its on-demand module (the store loads it).
+    const View = state.view === 'compare' ? store.compareLib?.CompareView : VIEW_CLASSES[state.view];
+    if (!View) {
+      e.plot.hidden = true;
+      if (store.compareError) this.#message(`Could not load the compare view (${store.compareError.message}).`);
+      e.loading.hidden = Boolean(store.compareError);
+      e.loading.textContent = 'Loading the compare view…';
+      return;
+    }
+    const view = (this.views[state.view] ??= new View({
       select: (row, col) => this.#select(row, col), cell: (info) => this.#readoutCell(info), text: (t) => this.#readout(t, state),
     }));
     const word = wordOf(state, shown);
@@ -154,11 +169,11 @@ export class Figure {
       }
     };
     show(view.nodes);
-    const problem = view.update(state, shown, { width: this.viewWidth || 640, word, legend: e.legend });
+    const problem = view.update(state, shown, { width: this.viewWidth || 640, word, legend: e.legend, compare: store.compare });
     show(problem ? [] : view.nodes); // the heads view makes its maps in update()
     e.viewBox.className = state.view === 'heads' ? 'view grid' : 'view';
     if (problem) this.#message(problem, 'hint');
-    const story = storyOf(state, shown);
+    const story = state.view === 'compare' ? store.compareLib.compareLine(store.compare) : storyOf(state, shown);
     if (e.story.textContent !== story) e.story.textContent = story;
     e.optionNote.replaceChildren(...optionNotes(state, shown, { imported }).map((t) => h('span', {}, t)));
     writeWordNotes(e.notes, shown);
@@ -279,7 +294,7 @@ export class Figure {
   /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings } (importable again). */
   exportJSON() {
     if (!this.store.shown) throw new Error('there is no figure to export');
-    return toJSON(this.store.shown, this.store.state);
+    return toJSON(this.store.shown, this.store.state, this.store.compare);
   }
 
   /** The figure's state (for tests and the widget's `state` property). */

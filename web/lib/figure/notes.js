@@ -74,7 +74,7 @@ export function optionNotes(state, result, { imported }) {
   if (view === 'heads') {
     lines.push(`Random heads (seed ${state.seed}): each head projects the vectors with its own W_Q, W_K, W_V, drawn at random with W_Q and W_K at ${HEAD_SHARPNESS}× the Xavier scale, so that each head’s scores spread enough to differ. At the usual scale untrained heads are almost uniform. The trained model’s heads are learnt: choose it as the source.`);
   }
-  if (state.diagonal === 'apart' && view !== 'steps' && result.kind === 'vectors' && result.projection.mode === 'free' && view !== 'heads') {
+  if (state.diagonal === 'apart' && view !== 'steps' && view !== 'compare' && result.kind === 'vectors' && result.projection.mode === 'free' && view !== 'heads') {
     lines.push('A word’s weight on itself is hatched and left out of the colour scale: without learned weights a word matches itself most (x·x = |x|², and x·y ≤ |x||y|), which would drown every other link.');
   }
   return lines;

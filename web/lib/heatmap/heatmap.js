@@ -6,6 +6,9 @@
 // Used by the heatmap view, each map of the heads view (compact) and the walkthrough's multi-head maps.
 import { h, svgEl as el, setAttrs, textWidth, uniqueId } from '../dom.js';
 import { inkOn, packHex, sizeCanvas, themeColours, viridis, viridisPixel } from '../colour.js';
+
+/** The colour scale of attention weights: viridis of weight / max (the default palette). */
+export const VIRIDIS = { hex: viridis, pixel: viridisPixel, at: (v, max) => (max > 0 ? v / max : 0) };
 import { cellText, labelOf } from '../format.js';
 import { ALL_ROWS, WINDOW, centre, clamp } from '../windowing.js';
 import { attachGrid } from './grid.js';
@@ -60,7 +63,7 @@ function resizePool(pool, n, parent, attrs) {
  */
 export class Heatmap {
   constructor(options = {}) {
-    this.o = { interactive: true, className: 'heatmap', onCell: () => {}, ...options };
+    this.o = { interactive: true, className: 'heatmap', onCell: () => {}, palette: VIRIDIS, ...options };
     const o = this.o;
     this.id = uniqueId('hm');
     this.row0 = 0;
@@ -99,10 +102,11 @@ export class Heatmap {
   /**
    * Draws `weights` (T×T, rows = queries) labelled by `tokens`. params: { max (top of the colour scale;
    * default the largest weight drawn), diagonalApart (a word's weight on itself hatched and left out of
-   * the scale), selectedRow, focus ({ row, col } to make the active cell), width (px available), origin
+   * the scale), selectedRow, marked (indices whose labels are marked), focus ({ row, col } to make the
+   * active cell), width (px available), origin
    * ({ row0, col0 }: put the window there), title (a new title), caption (a line under the map; '' for none) }.
    */
-  update({ tokens, weights, max, diagonalApart = false, selectedRow = null, focus = null, width = 640, origin = null, title, caption }) {
+  update({ tokens, weights, max, diagonalApart = false, selectedRow = null, focus = null, width = 640, origin = null, title, caption, marked = [] }) {
     const T = weights.rows, data = weights.data;
     const prev = this.p;
     if (title !== undefined && this.titleText && title !== this.o.title) {
@@ -117,7 +121,7 @@ export class Heatmap {
       this.widthAt = labelWidths(this.labels, this.family || 'sans-serif');
     }
     const top = max ?? (diagonalApart ? offDiagonalMax(data, T) : maxOf(data));
-    this.p = { tokens, weights, data, T, max: top, diagonalApart, selectedRow };
+    this.p = { tokens, weights, data, T, max: top, diagonalApart, selectedRow, marked: new Set(marked) };
     this.L = this.#layout(T, width);
     const { rows, cols } = this.L;
     if (this.active && (this.active.row >= T || this.active.col >= T)) this.active = null;
@@ -223,11 +227,11 @@ export class Heatmap {
     const cls = (t, extra) => `label ${t.lookup}${extra}`;
     this.rowLabels.forEach((node, r) => {
       const i = this.row0 + r;
-      setAttrs(node, { class: cls(tokens[i], ' row-label' + (this.p.selectedRow === i ? ' selected' : '')), x: left - 10, y: top + r * cell + cell / 2, 'data-index': i }, this.labels[i]);
+      setAttrs(node, { class: cls(tokens[i], ' row-label' + (this.p.selectedRow === i ? ' selected' : '') + (this.p.marked.has(i) ? ' marked' : '')), x: left - 10, y: top + r * cell + cell / 2, 'data-index': i }, this.labels[i]);
     });
     this.colLabels.forEach((node, c) => {
       const j = this.col0 + c;
-      setAttrs(node, { class: cls(tokens[j], ' col-label'), transform: `translate(${left + c * cell + cell / 2} ${top - 8}) rotate(${-angle})`, 'data-index': j }, this.labels[j]);
+      setAttrs(node, { class: cls(tokens[j], ' col-label' + (this.p.marked.has(j) ? ' marked' : '')), transform: `translate(${left + c * cell + cell / 2} ${top - 8}) rotate(${-angle})`, 'data-index': j }, this.labels[j]);
     });
     this.#paintCells();
     this.overview?.draw(dataChanged);
@@ -261,10 +265,10 @@ export class Heatmap {
     const sctx = source.getContext('2d');
     const image = (this.sourceImage ??= sctx.createImageData(cols, rows));
     const px = new Uint32Array(image.data.buffer);
-    const panel = packHex(theme.panel), scale = max > 0 ? 1 / max : 0;
+    const panel = packHex(theme.panel), pal = this.o.palette;
     for (let r = 0; r < rows; r++) {
       const i = this.row0 + r, base = i * T + this.col0;
-      for (let c = 0; c < cols; c++) px[r * cols + c] = diagonalApart && i === this.col0 + c ? panel : viridisPixel(data[base + c] * scale);
+      for (let c = 0; c < cols; c++) px[r * cols + c] = diagonalApart && i === this.col0 + c ? panel : pal.pixel(pal.at(data[base + c], max));
     }
     sctx.putImageData(image, 0, 0);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -286,7 +290,7 @@ export class Heatmap {
       for (let r = 0; r < rows; r++) {
         for (let c = 0; c < cols; c++) {
           const i = this.row0 + r, j = this.col0 + c, w = data[i * T + j];
-          ctx.fillStyle = diagonalApart && i === j ? theme.fg : inkOn(viridis(w * scale));
+          ctx.fillStyle = diagonalApart && i === j ? theme.fg : inkOn(pal.hex(pal.at(w, max)));
           ctx.fillText(cellText(w), (c + 0.5) * cell, (r + 0.5) * cell);
         }
       }
@@ -331,7 +335,8 @@ export class Heatmap {
   /**
    * What the canvas shows, for tests and tools: canvas.attentionWeights = { T, rowStart, colStart, rows,
    * cols, data (the rows × cols weights drawn, row-major), max (the colour scale's top: a cell is
-   * viridis(weight / max)), diagonalApart, cell (CSS px), ratio (device px per CSS px), gap }.
+   * viridis(weight / max) with the default palette), diagonalApart, cell (CSS px), ratio (device px
+   * per CSS px), gap }.
    */
   #publish(ratio, gap) {
     const { data, T, max, diagonalApart } = this.p, { rows, cols, cell } = this.L;

@@ -3,7 +3,7 @@
 // keys, to move the window.
 import { count } from '../format.js';
 import { h } from '../dom.js';
-import { sizeCanvas, viridisPixel } from '../colour.js';
+import { sizeCanvas } from '../colour.js';
 
 const SIDE = 132;   // px: the overview's side
 const PIXELS = 264; // its image holds at most this many blocks a side
@@ -50,7 +50,7 @@ export function attachOverview(hm) {
     image.height = n;
     const ictx = image.getContext('2d');
     const img = ictx.createImageData(n, n), px = new Uint32Array(img.data.buffer);
-    const scale = max > 0 ? 1 / max : 0;
+    const pal = hm.o.palette;
     const edges = Array.from({ length: n + 1 }, (_, k) => Math.floor((k * T) / n));
     for (let a = 0; a < n; a++) {
       for (let b = 0; b < n; b++) {
@@ -59,7 +59,7 @@ export function attachOverview(hm) {
           const base = i * T;
           for (let j = edges[b]; j < edges[b + 1]; j++) if (!(diagonalApart && i === j) && data[base + j] > top) top = data[base + j];
         }
-        px[a * n + b] = viridisPixel(top * scale);
+        px[a * n + b] = pal.pixel(pal.at(top, max));
       }
     }
     ictx.putImageData(img, 0, 0);

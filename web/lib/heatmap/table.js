@@ -1,7 +1,7 @@
 // A heatmap's weights two more ways: as an HTML table (its alternative for screen readers and for
 // copying numbers, built only while its disclosure is open) and as SVG shapes for the exporter.
 import { h } from '../dom.js';
-import { inkOn, viridis } from '../colour.js';
+import { inkOn } from '../colour.js';
 import { cellText } from '../format.js';
 import { matrixTable } from '../tables.js';
 
@@ -40,7 +40,7 @@ export function attachTable(hm) {
         for (let c = 0; c < cols; c++) {
           const i = hm.row0 + r, j = hm.col0 + c, w = data[i * T + j];
           const apart = diagonalApart && i === j;
-          const fill = apart ? theme.panel : viridis(max > 0 ? w / max : 0);
+          const fill = apart ? theme.panel : hm.o.palette.hex(hm.o.palette.at(w, max));
           const attrs = { x: left + c * cell + 0.75, y: top + r * cell + 0.75, width: cell - 1.5, height: cell - 1.5, fill, 'data-row': i, 'data-col': j, 'data-weight': String(w) };
           if (apart) Object.assign(attrs, { stroke: theme.muted, 'stroke-dasharray': '3 2' });
           out.push({ tag: 'rect', attrs });
