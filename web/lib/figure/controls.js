@@ -130,6 +130,8 @@ export class Controls {
     e.wordField.hidden = !allowed.has('word') || !result?.ok;
     e.more.hidden = !this.disclose || ![...Object.values(NAMED_BY)].some((w) => allowed.has(w));
     e.status.textContent = status;
+    // The page keeps its status line (in More options); the widget shows it only until its source is in.
+    e.status.hidden = !this.showStatus && Boolean(result?.ok);
     this.#words(state, result);
     this.#layers(state, result, imported);
     const anyInPanel = [...e.panel.querySelectorAll('.field')].some((f) => !f.hidden) || Boolean(status && this.showStatus);

@@ -27,6 +27,7 @@ function strongest(m, i, byColumn) {
 /** One sentence about the selected word, from the numbers drawn: "“train” looks most at “station” (0.21), after itself (0.39)." */
 export function storyOf(state, result) {
   if (!result?.ok) return '';
+  if (state.view === 'heads') return headsStory(state, result);
   const i = wordOf(state, result), m = result.shown, t = result.tokens;
   if (result.T === 1) return `${named(t, 0)} is the only word: it can look only at itself (weight ${num(m.data[0], 2)}).`;
   const byColumn = result.norm === 'columns';
@@ -40,6 +41,17 @@ export function storyOf(state, result) {
   const back = strongest(m, k, false);
   if (back.k === i && back.w > 0 && !rollout) line += ` ${named(t, k)} looks most at ${named(t, i)} in turn (${num(back.w, 2)}).`;
   return line;
+}
+
+/** The heads view: where the selected word looks most in each head (its weight on itself set apart). */
+function headsStory(state, result) {
+  const i = wordOf(state, result), t = result.tokens, maps = result.heads(state.heads, state.seed).maps.slice(0, 8);
+  if (result.T === 1) return '';
+  const each = maps.map((m) => {
+    const { k, w } = strongest(m.weights, i, false);
+    return `${m.title} → ${k < 0 || w <= 0 ? 'itself' : `${named(t, k)} (${num(w, 2)})`}`;
+  });
+  return `Where ${named(t, i)} looks most, head by head: ${each.join('; ')}.`;
 }
 
 /** One line per setting in force, saying what the figure now shows (or that this view cannot show it). */
