@@ -1,31 +1,28 @@
 // Self-attention, one head: parameter-free (equation I), projected Q/K/V (equation II) in the row
 // convention, and the by-hand column convention. Each step is kept so a page can show it.
 #include <cmath>
-#include <sstream>
 
 #include "attention/attention.hpp"
 #include "attention/kernels.hpp"
+#include "checks.hpp"
 
 namespace attn {
 namespace {
 
+using detail::fail;
+using detail::ll;
+using detail::require_no_overflow;
+
 void require_sequence(const Matrix& X, const char* layout) {
-  if (X.rows() == 0 || X.cols() == 0) {
-    std::ostringstream s;
-    s << "X is " << shape_of(X) << " (" << layout << "); it needs at least one token and one feature";
-    throw AttentionError(s.str());
-  }
+  if (X.rows() == 0 || X.cols() == 0)
+    fail("X is %s (%s); it needs at least one token and one feature", shape_of(X).c_str(), layout);
   require_finite(X, "X");
 }
 
 void require_options(const AttentionOptions& o) {
-  if (!(o.temperature > 0) || !std::isfinite(o.temperature)) {
-    std::ostringstream s;
-    s << "temperature must be a finite number > 0, got " << o.temperature;
-    throw AttentionError(s.str());
-  }
+  detail::require_temperature(o.temperature);
   if (o.hand_shortcuts && (o.score == Score::Cosine || o.score == Score::Additive))
-    throw AttentionError("the hand shortcuts (3^x, floor(x/2)) apply to dot and scaled-dot scores only");
+    fail("the hand shortcuts (3^x, floor(x/2)) apply to dot and scaled-dot scores only");
 }
 
 // Checks one projection W and its optional bias. `rows_are_input` says which side of W meets X:
@@ -34,30 +31,12 @@ void require_projection(const Matrix& W, Index d_model, bool rows_are_input, con
                         const char* name, const char* bias_name, const char* layout) {
   const Index input_side = rows_are_input ? W.rows() : W.cols();
   const Index out = rows_are_input ? W.cols() : W.rows();
-  if (input_side != d_model || out == 0) {
-    std::ostringstream s;
-    s << name << " is " << shape_of(W) << " but must be "
-      << (rows_are_input ? std::to_string(d_model) + "×d_out" : "d_out×" + std::to_string(d_model)) << " with d_out ≥ 1 ("
-      << layout << ")";
-    throw AttentionError(s.str());
-  }
+  if (input_side != d_model || out == 0)
+    fail(rows_are_input ? "%s is %s but must be %lld×d_out with d_out ≥ 1 (%s)"
+                        : "%s is %s but must be d_out×%lld with d_out ≥ 1 (%s)",
+         name, shape_of(W).c_str(), ll(d_model), layout);
   require_finite(W, name);
-  if (bias.size() != 0 && bias.size() != out) {
-    std::ostringstream s;
-    s << bias_name << " has " << bias.size() << " entries but " << name << " gives vectors of length " << out;
-    throw AttentionError(s.str());
-  }
-  require_finite(bias, bias_name);
-}
-
-// Finite inputs can still overflow float32 on the way (X·W, q·k, ÷ a tiny temperature): refuse the
-// result with a clear error rather than return Inf/NaN (or mistake a -Inf score for a mask).
-void require_no_overflow(const Matrix& m, const char* what) {
-  if (!m.allFinite()) {
-    std::ostringstream s;
-    s << what << " (" << shape_of(m) << ") overflows float32: the inputs are too large for it (|value| > 3.4e38)";
-    throw AttentionError(s.str());
-  }
+  if (bias.size() != 0) detail::require_length(bias, out, bias_name, name);
 }
 
 // Q·W (+ b on every row).
@@ -115,12 +94,9 @@ AttentionSteps parameter_free_attention(const Matrix& X, float constant, const A
   require_sequence(X, "T tokens × d features");
   require_options(options);
   if (options.score != Score::Dot)
-    throw AttentionError("parameter-free attention scores with the plain dot product x_i·x_j; set score to Dot");
-  if (!(constant > 0) || !std::isfinite(constant)) {
-    std::ostringstream s;
-    s << "the constant c in softmax(X·Xᵀ / c) must be a finite number > 0, got " << constant;
-    throw AttentionError(s.str());
-  }
+    fail("parameter-free attention scores with the plain dot product x_i·x_j; set score to Dot");
+  if (!(constant > 0) || !std::isfinite(constant))
+    fail("the constant c in softmax(X·Xᵀ / c) must be a finite number > 0, got %g", double{constant});
   // No learned weights: Q = K = V = X.
   return attend(X, X, X, options, constant);
 }
@@ -134,11 +110,9 @@ AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionO
   require_projection(w.W_K, d_model, true, w.b_K, "W_K", "b_K", layout);
   require_projection(w.W_V, d_model, true, w.b_V, "W_V", "b_V", layout);
   const Index d_k = w.W_Q.cols();
-  if (w.W_K.cols() != d_k) {
-    std::ostringstream s;
-    s << "W_Q (" << shape_of(w.W_Q) << ") and W_K (" << shape_of(w.W_K) << ") must give queries and keys of the same length d_k";
-    throw AttentionError(s.str());
-  }
+  if (w.W_K.cols() != d_k)
+    fail("W_Q (%s) and W_K (%s) must give queries and keys of the same length d_k", shape_of(w.W_Q).c_str(),
+         shape_of(w.W_K).c_str());
   Matrix Q = project(X, w.W_Q, w.b_Q);  // T×d_k
   Matrix K = project(X, w.W_K, w.b_K);  // T×d_k
   Matrix V = project(X, w.W_V, w.b_V);  // T×d_v
@@ -147,31 +121,16 @@ AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionO
 
 AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionOptions& options) {
   require_options(options);
-  if (Q.size() == 0 || K.size() == 0 || V.size() == 0 || Q.cols() != K.cols() || K.rows() != V.rows()) {
-    std::ostringstream s;
-    s << "attention from Q " << shape_of(Q) << ", K " << shape_of(K) << ", V " << shape_of(V)
-      << ": they must be non-empty, Q and K must share d_k, and V needs one row per key";
-    throw AttentionError(s.str());
-  }
-  require_finite(Q, "Q");
-  require_finite(K, "K");
-  require_finite(V, "V");
+  detail::require_qkv(Q, K, V, "attention from Q, K, V");
   const float divisor = scale_for(options, Q.cols());
   return attend(std::move(Q), std::move(K), std::move(V), options, divisor);
 }
 
 QueryTerms query_terms(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& weights, Index query) {
-  if (Q.cols() != K.cols() || K.rows() != V.rows() || weights.rows() != Q.rows() || weights.cols() != K.rows()) {
-    std::ostringstream s;
-    s << "query terms: Q " << shape_of(Q) << ", K " << shape_of(K) << ", V " << shape_of(V) << " and weights "
-      << shape_of(weights) << " do not belong together (weights must be T_q×T_k, V must have T_k rows)";
-    throw AttentionError(s.str());
-  }
-  if (query < 0 || query >= Q.rows()) {
-    std::ostringstream s;
-    s << "query " << query << " is outside 0.." << Q.rows() - 1;
-    throw AttentionError(s.str());
-  }
+  if (Q.cols() != K.cols() || K.rows() != V.rows() || weights.rows() != Q.rows() || weights.cols() != K.rows())
+    fail("query terms: Q %s, K %s, V %s and weights %s do not belong together (weights must be T_q×T_k, V must "
+         "have T_k rows)", shape_of(Q).c_str(), shape_of(K).c_str(), shape_of(V).c_str(), shape_of(weights).c_str());
+  if (query < 0 || query >= Q.rows()) fail("query %lld is outside 0..%lld", ll(query), ll(Q.rows() - 1));
   QueryTerms terms;
   // q_i ∘ k_j for every key j: K with each row multiplied entrywise by q_i.
   terms.products = K.array().rowwise() * Q.row(query).array();  // T_k × d_k

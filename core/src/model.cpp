@@ -78,7 +78,7 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
   // Weights large enough to overflow float32 here would give inf − inf = NaN probabilities: refuse them
   // by name, like every other step of the core (found by tests/fuzz/fuzz_model).
   if (!logits.allFinite())
-    throw AttentionError("next-word logits overflow float32 (the model's weights are too large for a finite result)");
+    fail("next-word logits overflow float32 (the model's weights are too large for a finite result)");
 
   // 5. softmax over the vocabulary (in double: V terms), and the top k.
   const float peak = logits.maxCoeff();

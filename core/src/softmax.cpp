@@ -1,25 +1,25 @@
 // Softmax along rows or columns: exact (numerically stable) and the by-hand 3^x version.
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 #include "attention/attention.hpp"
 #include "attention/kernels.hpp"
+#include "checks.hpp"
 
 namespace attn {
 namespace {
+
+using detail::fail;
+using detail::ll;
 
 // -inf marks a masked entry; anything else non-finite is a caller's bug we refuse to hide.
 void require_logits(const Matrix& logits) {
   for (Index r = 0; r < logits.rows(); ++r)
     for (Index c = 0; c < logits.cols(); ++c) {
       const float x = logits(r, c);
-      if (std::isnan(x) || x == std::numeric_limits<float>::infinity()) {
-        std::ostringstream s;
-        s << "softmax: logits (" << shape_of(logits) << ") have " << (std::isnan(x) ? "NaN" : "+Inf")
-          << " at row " << r << ", column " << c << " (only -Inf, meaning masked, is allowed)";
-        throw AttentionError(s.str());
-      }
+      if (std::isnan(x) || x == std::numeric_limits<float>::infinity())
+        fail("softmax: logits (%s) have %s at row %lld, column %lld (only -Inf, meaning masked, is allowed)",
+             shape_of(logits).c_str(), std::isnan(x) ? "NaN" : "+Inf", ll(r), ll(c));
     }
 }
 
@@ -50,11 +50,7 @@ void softmax_in_place(Row row, float inv_temperature) {
 }  // namespace
 
 Matrix softmax(const Matrix& logits, Axis axis, float temperature) {
-  if (!(temperature > 0) || !std::isfinite(temperature)) {
-    std::ostringstream s;
-    s << "softmax: temperature must be a finite number > 0, got " << temperature;
-    throw AttentionError(s.str());
-  }
+  detail::require_temperature(temperature);
   require_logits(logits);
   if (logits.size() == 0) return logits;  // nothing to normalise (and no rows/columns to take views of)
   Matrix weights = logits;
@@ -77,12 +73,9 @@ Matrix softmax_base3(const Matrix& logits, Axis axis) {
   Matrix powers = logits.unaryExpr([](float x) { return std::pow(3.0f, x); });
   for (Index r = 0; r < powers.rows(); ++r)
     for (Index c = 0; c < powers.cols(); ++c)
-      if (!std::isfinite(powers(r, c))) {
-        std::ostringstream s;
-        s << "softmax with 3^x: 3^" << logits(r, c)
-          << " overflows float; the hand shortcut is meant for the small integer scores of the sheet";
-        throw AttentionError(s.str());
-      }
+      if (!std::isfinite(powers(r, c)))
+        fail("softmax with 3^x: 3^%g overflows float; the hand shortcut is meant for the small integer scores of "
+             "the sheet", double{logits(r, c)});
   // 3^x / Σ 3^x, evaluated as 3^(x - max) / Σ 3^(x - max) in double: the same numbers, but a line of
   // very negative scores (3^-100 underflows float to 0) or many large ones (the sum overflows) still
   // sums to 1. A line that is all -inf (masked) stays all zero.

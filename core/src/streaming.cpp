@@ -7,46 +7,23 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
+
+#include "checks.hpp"
 
 namespace attn {
 namespace {
 
 constexpr Index kBlock = 64;  // queries and keys per tile: 64×64 scores = 16 KB, cache-resident
 
+using detail::fail;
+
 void require_inputs(const Matrix& Q, const Matrix& K, const Matrix& V, const AttentionOptions& o) {
-  if (Q.size() == 0 || K.size() == 0 || V.size() == 0) {
-    std::ostringstream s;
-    s << "streaming attention needs non-empty Q, K, V; got Q " << shape_of(Q) << ", K " << shape_of(K) << ", V "
-      << shape_of(V);
-    throw AttentionError(s.str());
-  }
-  if (Q.cols() != K.cols() || K.rows() != V.rows()) {
-    std::ostringstream s;
-    s << "streaming attention: Q " << shape_of(Q) << " and K " << shape_of(K) << " must share d_k, and K and V "
-      << shape_of(V) << " must have one row per key";
-    throw AttentionError(s.str());
-  }
-  require_finite(Q, "Q");
-  require_finite(K, "K");
-  require_finite(V, "V");
-  if (!(o.temperature > 0) || !std::isfinite(o.temperature)) {
-    std::ostringstream s;
-    s << "temperature must be a finite number > 0, got " << o.temperature;
-    throw AttentionError(s.str());
-  }
+  detail::require_qkv(Q, K, V, "streaming attention");
+  detail::require_temperature(o.temperature);
   if (o.score == Score::Additive || o.hand_shortcuts)
-    throw AttentionError("streaming attention supports dot, scaled-dot and cosine scores without hand shortcuts");
-  if (o.causal && Q.rows() != K.rows()) {
-    std::ostringstream s;
-    s << "causal mask needs as many queries as keys; Q is " << shape_of(Q) << ", K is " << shape_of(K);
-    throw AttentionError(s.str());
-  }
-  if (!o.key_padding.empty() && static_cast<Index>(o.key_padding.size()) != K.rows()) {
-    std::ostringstream s;
-    s << "key padding mask has " << o.key_padding.size() << " entries but there are " << K.rows() << " keys";
-    throw AttentionError(s.str());
-  }
+    fail("streaming attention supports dot, scaled-dot and cosine scores without hand shortcuts");
+  if (o.causal) detail::require_causal_square(Q.rows(), K.rows());
+  detail::require_key_padding(o.key_padding, K.rows());
 }
 
 // Cosine scores are dot products of unit vectors; a zero vector stays zero (it scores 0). Each row is
@@ -60,15 +37,6 @@ Matrix unit_rows(const Matrix& M) {
     out.row(r) /= out.row(r).norm();
   }
   return out;
-}
-
-// Finite inputs can still overflow float32 in q·k or ÷ a tiny temperature: refuse rather than return
-// Inf/NaN (the full path refuses the same inputs).
-Matrix require_no_overflow(Matrix output) {
-  if (!output.allFinite())
-    throw AttentionError("streaming attention: the output (" + shape_of(output) +
-                         ") overflows float32: the scores are too large for it (|value| > 3.4e38)");
-  return output;
 }
 
 }  // namespace
@@ -94,7 +62,8 @@ Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const 
     // The same recurrence with packed K/V and vectorised tiles and exp: see attention/kernels.hpp.
     kernels::streaming_output(Q.data(), K.data(), V.data(), T_q, T_k, Q.cols(), d_v, inv_divisor, o.causal,
                               o.key_padding.empty() ? nullptr : o.key_padding.data(), output.data());
-    return require_no_overflow(std::move(output));
+    detail::require_no_overflow(output, "streaming attention: the output");
+  return output;
   }
   Matrix scores;                               // one tile: up to kBlock × kBlock
   Vector running_max, running_sum;             // per query of the block
@@ -141,7 +110,8 @@ Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const 
         output.row(q0 + i).setZero();
     }
   }
-  return require_no_overflow(std::move(output));
+  detail::require_no_overflow(output, "streaming attention: the output");
+  return output;
 }
 
 }  // namespace attn

@@ -2,7 +2,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <sstream>
 #include <utility>
 
 #include "attention/text.hpp"
@@ -15,6 +14,8 @@ constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'V', 'E', 'C', '1'};
 constexpr std::size_t kHeaderSize = sizeof kMagic + 3 * 4;  // magic, count, dim, words_bytes; then the words
 
 using detail::f32_le;
+using detail::fail;
+using detail::ull;
 
 // FNV-1a (32-bit) hashes the words: simple, and quick on the short words of a vocabulary. The parser
 // hashes byte by byte while it looks for each word's end, hence the separate step.
@@ -47,7 +48,7 @@ std::vector<std::string> stem_candidates(std::string_view word) {
 }
 
 WordVectors WordVectors::parse(const std::uint8_t* bytes, std::size_t size) {
-  if (bytes == nullptr && size != 0) throw AttentionError("vectors file: null data");
+  if (bytes == nullptr && size != 0) fail("vectors file: null data");
   return parse(std::vector<std::uint8_t>(bytes, bytes + size));
 }
 
@@ -56,23 +57,16 @@ WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
   table.file_ = std::move(bytes);
   detail::ByteReader in(table.file_.data(), table.file_.size(), "vectors file");
   if (table.file_.size() < sizeof kMagic || std::memcmp(in.take(sizeof kMagic, "magic"), kMagic, sizeof kMagic) != 0)
-    throw AttentionError("not a vectors file: it must start with \"ATTNVEC1\"");
+    fail("not a vectors file: it must start with \"ATTNVEC1\"");
   const std::uint32_t count = in.u32("word count");
   const std::uint32_t dim = in.u32("dimension");
   const std::uint32_t words_bytes = in.u32("words size");
-  if (count == 0 || dim == 0) {
-    std::ostringstream s;
-    s << "vectors file has " << count << " words of dimension " << dim << "; both must be at least 1";
-    throw AttentionError(s.str());
-  }
+  if (count == 0 || dim == 0) fail("vectors file has %u words of dimension %u; both must be at least 1", count, dim);
   // The sizes must add up exactly, checked before anything is allocated from them (64-bit: no overflow).
   const std::uint64_t expected = std::uint64_t{words_bytes} + 4ull * count + std::uint64_t{count} * dim;
-  if (expected != in.remaining()) {
-    std::ostringstream s;
-    s << "vectors file size does not match its header: " << count << " words × " << dim << " dims and "
-      << words_bytes << " bytes of words need " << expected << " more bytes, the file has " << in.remaining();
-    throw AttentionError(s.str());
-  }
+  if (expected != in.remaining())
+    fail("vectors file size does not match its header: %u words × %u dims and %u bytes of words need %llu more "
+         "bytes, the file has %zu", count, dim, words_bytes, ull(expected), in.remaining());
   const char* words = reinterpret_cast<const char*>(in.take(words_bytes, "words"));
   const std::uint8_t* scales = in.take(4ull * count, "scales");
   const std::uint8_t* values = in.take(std::uint64_t{count} * dim, "values");
@@ -96,7 +90,7 @@ WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
       hash = fnv1a_step(hash, c);
       continue;
     }
-    if (i == start) throw AttentionError("vectors file: word " + std::to_string(found) + " is empty");
+    if (i == start) fail("vectors file: word %zu is empty", found);
     if (found < count) {
       table.starts_.push_back(static_cast<std::uint32_t>(start));
       std::uint32_t& slot = table.slots_[table.slot_of({words + start, i - start}, hash)];
@@ -109,27 +103,21 @@ WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
     start = i + 1;
     hash = kFnvBasis;
   }
-  if (start != words_bytes || found != count) {
-    std::ostringstream s;
-    s << "vectors file: the header promises " << count << " newline-terminated words, the words block holds "
-      << found << (start != words_bytes ? " and an unterminated tail" : "");
-    throw AttentionError(s.str());
-  }
+  if (start != words_bytes || found != count)
+    fail("vectors file: the header promises %u newline-terminated words, the words block holds %zu%s", count, found,
+         start != words_bytes ? " and an unterminated tail" : "");
   table.starts_.push_back(words_bytes);
   if (duplicate != count)
-    throw AttentionError("vectors file: the word \"" + std::string(table.word(duplicate)) + "\" appears twice");
+    fail("vectors file: the word \"%s\" appears twice", std::string(table.word(duplicate)).c_str());
 
   // Every scale is checked now, so a bad file is refused at load rather than by the first sentence that
   // uses the word; the values need no check (any int8 times a valid scale is finite).
   for (std::uint32_t w = 0; w < count; ++w) {
     const float scale = f32_le(scales + 4ull * w);
     // scale × 127 (or × -128) must stay finite too: a scale above FLT_MAX / 128 would give Inf vectors.
-    if (!std::isfinite(scale) || scale < 0 || scale > std::numeric_limits<float>::max() / 128.0f) {
-      std::ostringstream s;
-      s << "vectors file: the scale of \"" << table.word(w) << "\" is " << scale
-        << "; it must be finite, ≥ 0 and at most " << std::numeric_limits<float>::max() / 128.0f;
-      throw AttentionError(s.str());
-    }
+    if (!std::isfinite(scale) || scale < 0 || scale > std::numeric_limits<float>::max() / 128.0f)
+      fail("vectors file: the scale of \"%s\" is %g; it must be finite, ≥ 0 and at most %g",
+           std::string(table.word(w)).c_str(), double{scale}, double{std::numeric_limits<float>::max() / 128.0f});
   }
   return table;
 }
@@ -162,7 +150,7 @@ void WordVectors::dequantise(Index i, float* out) const {
 
 Matrix WordVectors::vector(Index i) const {
   if (i < 0 || static_cast<std::size_t>(i) >= count_)
-    throw AttentionError("word index " + std::to_string(i) + " is outside the vocabulary of " + std::to_string(count_));
+    fail("word index %lld is outside the vocabulary of %zu", detail::ll(i), count_);
   Matrix row(1, dim_);
   dequantise(i, row.data());
   return row;
@@ -170,12 +158,9 @@ Matrix WordVectors::vector(Index i) const {
 
 Embedding WordVectors::embed(std::string_view text, std::size_t max_tokens) const {
   std::vector<std::string> tokens = tokenize(text);
-  if (tokens.empty()) throw AttentionError("there is no word to attend to: the text is empty");
-  if (tokens.size() > max_tokens) {
-    std::ostringstream s;
-    s << "the text has " << tokens.size() << " tokens; at most " << max_tokens << " can be shown at once";
-    throw AttentionError(s.str());
-  }
+  if (tokens.empty()) fail("there is no word to attend to: the text is empty");
+  if (tokens.size() > max_tokens)
+    fail("the text has %zu tokens; at most %zu can be shown at once", tokens.size(), max_tokens);
   Embedding out;
   out.X = Matrix::Zero(static_cast<Index>(tokens.size()), dim());
   for (std::size_t t = 0; t < tokens.size(); ++t) {
