@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "attention/attention.hpp"
-#include "attention/kernels.hpp"
+#include "kernels.hpp"
 #include "attention/streaming.hpp"
 
 #ifdef __EMSCRIPTEN__

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "attention/attention.hpp"
-#include "attention/kernels.hpp"
+#include "kernels.hpp"
 #include "checks.hpp"
 
 namespace attn {

@@ -1,9 +1,9 @@
-// Hand-vectorised hot loops of attention (see attention/kernels.hpp for why and where they are used).
+// Hand-vectorised hot loops of attention (see kernels.hpp for why and where they are used).
 //
 // One source for every target: `vf` is a vector of W floats written with GCC/clang vector extensions.
 // clang turns it into f32x4 with -msimd128, SSE2 or AVX natively; without any SIMD (a wasm build
 // without -msimd128) W is 1 and vf is a plain float, so the same loops are the scalar fallback.
-#include "attention/kernels.hpp"
+#include "kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -197,8 +197,8 @@ inline vf vexp(vf x) { return sexp(x); }
 inline vf finite_or_zero(vf x) { return x == kNegInf ? 0.0f : x; }
 #endif
 
-// One row: max, exp((x - max)·inv_t) with exp(0) = 1 exactly, sum, normalise. Returns false if the row
-// is all -inf (then it is zeroed).
+// One row: max, exp((x - max)·inv_t) with exp(0) = 1 exactly, sum, normalise. A row that is all -inf
+// (every key masked) becomes all zeros.
 void softmax_row(float* x, Index n, float inv_t) {
   float max = kNegInf;
   Index j = 0;

@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "attention/attention.hpp"
-#include "attention/kernels.hpp"
+#include "kernels.hpp"
 #include "checks.hpp"
 
 namespace attn {

@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "attention/attention.hpp"
-#include "attention/kernels.hpp"
+#include "kernels.hpp"
 #include "checks.hpp"
 
 namespace attn {
@@ -56,7 +56,7 @@ Matrix softmax(const Matrix& logits, Axis axis, float temperature) {
   Matrix weights = logits;
   const float inv_t = 1.0f / temperature;
   if (axis == Axis::Rows && kernels::kUseForSoftmax) {
-    // The same steps, vectorised (exp included): see attention/kernels.hpp.
+    // The same steps, vectorised (exp included): see kernels.hpp.
     kernels::softmax_rows(weights.data(), weights.rows(), weights.cols(), weights.cols(), inv_t);
   } else if (axis == Axis::Rows) {
     for (Index r = 0; r < weights.rows(); ++r) softmax_in_place(weights.row(r), inv_t);

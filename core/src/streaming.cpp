@@ -2,7 +2,7 @@
 // query keep the running maximum m, the running sum l of exp(s - m) and the running weighted sum of
 // values; when a new block raises the maximum, rescale what was accumulated by exp(m_old - m_new).
 #include "attention/streaming.hpp"
-#include "attention/kernels.hpp"
+#include "kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -59,7 +59,7 @@ Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const 
 
   Matrix output(T_q, d_v);
   if constexpr (kernels::kUseForStreaming) {
-    // The same recurrence with packed K/V and vectorised tiles and exp: see attention/kernels.hpp.
+    // The same recurrence with packed K/V and vectorised tiles and exp: see kernels.hpp.
     kernels::streaming_output(Q.data(), K.data(), V.data(), T_q, T_k, Q.cols(), d_v, inv_divisor, o.causal,
                               o.key_padding.empty() ? nullptr : o.key_padding.data(), output.data());
     detail::require_no_overflow(output, "streaming attention: the output");

@@ -103,6 +103,10 @@ AttentionSteps parameter_free_attention(const Matrix& X, float constant,
 // weights = softmax(score(Q, K) / temperature) with masks, output = weights·V.
 AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionOptions& options = {});
 
+// The same from given Q, K, V (no projections; V: T_k × d_v): every intermediate, like attention().
+// The benchmark times scaled dot-product attention with it on the same inputs as its peers.
+AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionOptions& options = {});
+
 // The same in the column convention of the by-hand sheets: X is d_model × T, Q = W_Q·X + b_Q, scores =
 // Kᵀ·Q, softmax down each column, Z = V·A. Equals attention() transposed.
 AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w,

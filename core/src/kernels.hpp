@@ -5,7 +5,8 @@
 // fallback of a wasm build without -msimd128).
 //
 // The core routes its steps through them only where the benchmark (bench/) shows they win; the flags
-// below say which. Every function here is also public so the benchmark can time each step both ways.
+// below say which. Internal to core/src (not part of the API); bench/ includes it through a private
+// include path to time each step both ways.
 #pragma once
 
 #include "attention/attention.hpp"
@@ -61,9 +62,4 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
                       float inv_divisor, bool causal, const unsigned char* key_padding, float* out);
 
 }  // namespace kernels
-
-// The full path from given Q, K, V (no projections): every intermediate, like attention(). Used by the
-// benchmark to time scaled dot-product attention on the same inputs as its peers.
-AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionOptions& options = {});
-
 }  // namespace attn
