@@ -7,7 +7,7 @@
 // Variants (scaled dot-product attention, Q, K, V: T×64, output softmax(QKᵀ/8)·V):
 //   full         attn::attention_from_qkv: the core's explainer path, every T×T intermediate kept
 //   output       attn::streaming_attention_output: the output-only path (online softmax, O(T·d) scratch)
-//   eigen_sdpa   the maths as the core did it before the kernels: Eigen Q·Kᵀ, the scalar row softmax
+//   eigen_sdpa   the maths as the core did it before the kernels: Eigen Q·Kᵀ, reference::softmax_rows
 //                (std::exp, double sum), Eigen weights·V; output only
 //   kernel_sdpa  the same with attn::kernels (multiply_transposed, softmax_rows, multiply); output only
 //   step_*       one step alone, Eigen/scalar against the kernel (T = 128, 512)
@@ -21,12 +21,12 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "attention/attention.hpp"
 #include "kernels.hpp"
+#include "reference.hpp"
 #include "attention/streaming.hpp"
 
 #ifdef __EMSCRIPTEN__
@@ -56,29 +56,6 @@ Matrix fill(Lcg& g, Index rows, Index cols, float scale) {
 double now_ms() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-
-// The core's row softmax before the kernels (core/src/softmax.cpp's softmax_in_place), kept here as the
-// baseline the kernel is measured against.
-void reference_softmax_rows(Matrix& m) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  for (Index r = 0; r < m.rows(); ++r) {
-    auto row = m.row(r);
-    float max = neg_inf;
-    for (Index j = 0; j < row.size(); ++j) max = std::max(max, row(j));
-    if (max == neg_inf) {
-      row.setZero();
-      continue;
-    }
-    double sum = 0;
-    for (Index j = 0; j < row.size(); ++j) {
-      const float gap = row(j) - max;
-      const float e = row(j) == neg_inf ? 0.0f : gap == 0.0f ? 1.0f : std::exp(gap);
-      row(j) = e;
-      sum += e;
-    }
-    row /= static_cast<float>(sum);
-  }
 }
 
 struct Options {
@@ -154,7 +131,7 @@ void sdpa(const Options& o, Index T, bool steps) {
   run(o, "sdpa", "output", T, flops, [&] { return streaming_attention_output(Q, K, V); });
   run(o, "sdpa", "eigen_sdpa", T, flops, [&] {
     Matrix S = (Q * K.transpose()) * inv;
-    reference_softmax_rows(S);
+    reference::softmax_rows(S, 1.0f);
     return Matrix(S * V);
   });
   run(o, "sdpa", "kernel_sdpa", T, flops, [&] {
@@ -166,12 +143,12 @@ void sdpa(const Options& o, Index T, bool steps) {
   const double half = 2.0 * T * T * d;
   const Matrix S = (Q * K.transpose()) * inv;
   Matrix P = S;
-  reference_softmax_rows(P);
+  reference::softmax_rows(P, 1.0f);
   run(o, "step", "qk_eigen", T, half, [&] { return Matrix((Q * K.transpose()) * inv); });
   run(o, "step", "qk_kernel", T, half, [&] { return kernels::multiply_transposed(Q, K, inv); });
   run(o, "step", "softmax_scalar", T, 0, [&] {
     Matrix m = S;
-    reference_softmax_rows(m);
+    reference::softmax_rows(m, 1.0f);
     return m;
   });
   run(o, "step", "softmax_kernel", T, 0, [&] {

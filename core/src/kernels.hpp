@@ -4,9 +4,10 @@
 // lowers to f32x4 with -msimd128, to SSE/AVX natively, and to plain scalar code otherwise (the
 // fallback of a wasm build without -msimd128).
 //
-// The core routes its steps through them only where the benchmark (bench/) shows they win; the flags
-// below say which. Internal to core/src (not part of the API); bench/ includes it through a private
-// include path to time each step both ways.
+// The core always computes Q·Kᵀ, the softmax and the output-only path with them; reference.hpp keeps the
+// plain versions the tests compare them with. Only weights·V (and the projections X·W) depend on the
+// target, as the flag below says. Internal to core/src (not part of the API); bench/ includes it through
+// a private include path to time each step both ways.
 #pragma once
 
 #include "attention/attention.hpp"
@@ -14,20 +15,13 @@
 namespace attn {
 namespace kernels {
 
-// ---- what the core uses on this target --------------------------------------------------------------
+// Whether weights·V and X·W go through multiply() below (measured in bench/, docs/performance.md): on
+// wasm yes (Eigen 3.4 has no wasm SIMD backend); natively no, Eigen's SSE/AVX + FMA product wins there
+// (long inner dimension T).
 #if defined(__wasm__)
-// wasm: Eigen 3.4 has no wasm SIMD backend; the kernels win every step (bench/, docs/performance.md).
-inline constexpr bool kUseForScores = true;      // Q·Kᵀ
-inline constexpr bool kUseForWeightsV = true;    // weights·V (and the projections X·W)
-inline constexpr bool kUseForSoftmax = true;     // row softmax
-inline constexpr bool kUseForStreaming = true;   // the output-only (online softmax) path
+inline constexpr bool kUseForWeightsV = true;
 #else
-// Native: Eigen's SSE/AVX/AVX-512 + FMA product wins for weights·V (long inner dimension T); for Q·Kᵀ
-// (inner dimension d_k = 64) the packed kernel is faster, and the vectorised exp wins the softmax.
-inline constexpr bool kUseForScores = true;
 inline constexpr bool kUseForWeightsV = false;
-inline constexpr bool kUseForSoftmax = true;
-inline constexpr bool kUseForStreaming = true;
 #endif
 
 // Which vector width the kernels compiled to ("f32x4 (wasm simd128)", "8 × f32 (AVX)", "scalar", ...).

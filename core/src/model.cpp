@@ -4,7 +4,6 @@
 #include "byte_reader.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 
 namespace attn {
@@ -80,9 +79,8 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
   if (!logits.allFinite())
     fail("next-word logits overflow float32 (the model's weights are too large for a finite result)");
 
-  // 5. softmax over the vocabulary (in double: V terms), and the top k.
-  const float peak = logits.maxCoeff();
-  const double total = (logits.array() - peak).cast<double>().exp().sum();
+  // 5. softmax over the vocabulary, and the top k.
+  const Matrix probabilities = softmax(logits.transpose());  // 1 × V
   std::vector<Index> order(static_cast<std::size_t>(logits.size()));
   std::iota(order.begin(), order.end(), Index{0});
   const std::size_t k = std::min(top_k, order.size());
@@ -90,8 +88,7 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
                     [&](Index a, Index b) { return logits(a) > logits(b) || (logits(a) == logits(b) && a < b); });
   for (std::size_t i = 0; i < k; ++i) {
     const Index id = order[i];
-    const double probability = std::exp(static_cast<double>(logits(id) - peak)) / total;
-    run.predictions.push_back({id, model.vocabulary[static_cast<std::size_t>(id)], logits(id), static_cast<float>(probability)});
+    run.predictions.push_back({id, model.vocabulary[static_cast<std::size_t>(id)], logits(id), probabilities(0, id)});
   }
 
   // 6. Attention rollout through all layers.

@@ -24,32 +24,33 @@ void require_same_width(const Matrix& Q, const Matrix& K, const char* what) {
 // score(i, j) = q_i · k_j
 Matrix dot_scores(const Matrix& Q, const Matrix& K) {
   require_same_width(Q, K, "dot scores");
-  if constexpr (kernels::kUseForScores) return kernels::multiply_transposed(Q, K);  // see kernels.hpp
-  return Q * K.transpose();  // T_q×d_k · d_k×T_k = T_q×T_k
+  return kernels::multiply_transposed(Q, K);  // Q·Kᵀ: T_q×d_k · d_k×T_k = T_q×T_k, vectorised (kernels.hpp)
 }
 
 // score(i, j) = q_i · k_j / √d_k — keeps the variance of the scores near 1 so softmax does not saturate.
 Matrix scaled_dot_scores(const Matrix& Q, const Matrix& K) {
   require_same_width(Q, K, "scaled dot scores");
-  return (Q * K.transpose()) / std::sqrt(static_cast<float>(Q.cols()));
+  return dot_scores(Q, K) / std::sqrt(static_cast<float>(Q.cols()));
 }
 
-// score(i, j) = q_i · k_j / (|q_i| |k_j|); a zero vector has no direction, so it scores 0.
+// Each row ÷ its largest |entry| first, then ÷ the norm of what is left, so the norm of a huge (or tiny)
+// finite row cannot overflow (or underflow to 0/0). A zero row has no direction: it stays zero.
+Matrix unit_rows(const Matrix& M) {
+  Matrix U = M;
+  if (U.cols() == 0) return U;  // no entries to scale
+  for (Index i = 0; i < U.rows(); ++i) {
+    const float largest = U.row(i).cwiseAbs().maxCoeff();
+    if (largest == 0.0f) continue;
+    U.row(i) /= largest;
+    U.row(i) /= U.row(i).norm();
+  }
+  return U;
+}
+
+// score(i, j) = q_i · k_j / (|q_i| |k_j|): the dot product of unit vectors; a zero vector scores 0.
 Matrix cosine_scores(const Matrix& Q, const Matrix& K) {
   require_same_width(Q, K, "cosine scores");
-  // Each row scaled to unit length first, so q·k and |q||k| cannot overflow (or underflow to 0/0) for
-  // finite vectors however large or tiny: ÷ its largest |entry|, then ÷ the norm of what is left.
-  auto unit_rows = [](const Matrix& M) {
-    Matrix U = M;
-    for (Index i = 0; i < U.rows(); ++i) {
-      const float largest = U.row(i).cwiseAbs().maxCoeff();
-      if (largest == 0.0f) continue;  // a zero vector stays zero and scores 0
-      U.row(i) /= largest;
-      U.row(i) /= U.row(i).norm();
-    }
-    return U;
-  };
-  return unit_rows(Q) * unit_rows(K).transpose();
+  return dot_scores(unit_rows(Q), unit_rows(K));
 }
 
 // score(i, j) = vᵀ tanh(W1·q_i + W2·k_j)   (W1, W2: d_a × d_k; v: d_a)

@@ -23,46 +23,16 @@ void require_logits(const Matrix& logits) {
     }
 }
 
-// Softmax of one row (contiguous view of a row-major matrix, or a column copied out).
-// exp(x - max) keeps every power ≤ 1, so logits of ±1e4 or ±1e30 cannot overflow; if every entry is
-// masked, the weights are all zero rather than 0/0 = NaN.
-template <typename Row>
-void softmax_in_place(Row row, float inv_temperature) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  float max = neg_inf;
-  for (Index j = 0; j < row.size(); ++j) max = std::max(max, row(j));
-  if (max == neg_inf) {
-    row.setZero();
-    return;
-  }
-  double sum = 0;
-  for (Index j = 0; j < row.size(); ++j) {
-    // (x - max) / T, not x/T - max/T: huge logits would lose the difference.
-    // The max maps to exp(0) = 1 exactly, even when a tiny temperature makes 1/T infinite.
-    const float gap = row(j) - max;
-    const float e = row(j) == neg_inf ? 0.0f : gap == 0.0f ? 1.0f : std::exp(gap * inv_temperature);
-    row(j) = e;
-    sum += e;
-  }
-  row /= static_cast<float>(sum);  // sum ≥ 1: the max itself contributes exp(0)
-}
-
 }  // namespace
 
+// softmax(z / T) = exp((z - max z) / T) / Σ exp((z - max z) / T): kernels::softmax_rows (kernels.hpp) runs
+// it, reference::softmax_rows is the same written plainly. Down columns = along the rows of the transpose.
 Matrix softmax(const Matrix& logits, Axis axis, float temperature) {
   detail::require_temperature(temperature);
   require_logits(logits);
-  if (logits.size() == 0) return logits;  // nothing to normalise (and no rows/columns to take views of)
-  Matrix weights = logits;
-  const float inv_t = 1.0f / temperature;
-  if (axis == Axis::Rows && kernels::kUseForSoftmax) {
-    // The same steps, vectorised (exp included): see kernels.hpp.
-    kernels::softmax_rows(weights.data(), weights.rows(), weights.cols(), weights.cols(), inv_t);
-  } else if (axis == Axis::Rows) {
-    for (Index r = 0; r < weights.rows(); ++r) softmax_in_place(weights.row(r), inv_t);
-  } else {
-    for (Index c = 0; c < weights.cols(); ++c) softmax_in_place(weights.col(c), inv_t);
-  }
+  Matrix weights = axis == Axis::Rows ? logits : Matrix(logits.transpose());
+  kernels::softmax_rows(weights.data(), weights.rows(), weights.cols(), weights.cols(), 1.0f / temperature);
+  if (axis == Axis::Columns) weights.transposeInPlace();
   return weights;
 }
 

@@ -86,6 +86,7 @@ Matrix softmax_base3(const Matrix& logits, Axis axis = Axis::Rows);
 Matrix dot_scores(const Matrix& Q, const Matrix& K);
 Matrix scaled_dot_scores(const Matrix& Q, const Matrix& K);  // Q·Kᵀ / √d_k
 Matrix cosine_scores(const Matrix& Q, const Matrix& K);      // a zero vector scores 0 with anything
+Matrix unit_rows(const Matrix& M);  // each row ÷ its length (a zero row stays zero): cosine = dot of these
 Matrix additive_scores(const Matrix& Q, const Matrix& K, const AdditiveWeights& w);
 
 // ---- masks ----------------------------------------------------------------------------------
