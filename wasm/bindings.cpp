@@ -287,7 +287,7 @@ class LanguageModelHandle {
       put(out, "tokens", tokens);
       put(out, "input", to_js(r.steps.input));
       val layers = val::array();
-      for (const EncoderLayerSteps& layer : r.steps.layers) {
+      for (const LayerSteps& layer : r.steps.layers) {
         val heads = val::array();
         for (const AttentionSteps& head : layer.attention.heads) push(heads, to_js(head));
         val steps = val::object();

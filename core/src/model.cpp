@@ -57,12 +57,9 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
   const Matrix x = model.embedding_scale * embed_tokens(model.embedding, ids)  // T × d_model
                    + model.positions.topRows(T);                                // T × d_model
 
-  // 2. The layers, each x = x + MHA(LN1(x)); x = x + FFN(LN2(x)), attention masked so token t sees
-  //    tokens 0..t only (what the model was trained with: it predicts the next word).
-  AttentionOptions causal;
-  causal.score = Score::ScaledDot;  // softmax(Q·Kᵀ / √d_k)
-  causal.causal = true;
-  run.steps = encoder(x, model.layers, NormPlacement::Pre, causal);  // steps.output: T × d_model
+  // 2. The decoder layers, each x = x + MHA(LN1(x)); x = x + FFN(LN2(x)), attention masked so token t
+  //    sees tokens 0..t only (what the model was trained with: it predicts the next word).
+  run.steps = decoder(x, model.layers);  // steps.output: T × d_model
 
   // 3. Final LayerNorm.
   run.final_norm = layer_norm(run.steps.output, model.final_gamma, model.final_beta);  // T × d_model
@@ -135,9 +132,9 @@ Matrix attention_rollout(const std::vector<std::vector<Matrix>>& weights) {
   return rollout;
 }
 
-Matrix attention_rollout(const EncoderSteps& steps) {
+Matrix attention_rollout(const StackSteps& steps) {
   std::vector<std::vector<Matrix>> weights;
-  for (const EncoderLayerSteps& layer : steps.layers) {
+  for (const LayerSteps& layer : steps.layers) {
     weights.emplace_back();
     for (const AttentionSteps& head : layer.attention.heads) weights.back().push_back(head.weights);
   }

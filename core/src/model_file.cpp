@@ -21,7 +21,7 @@ constexpr char kMagic[6] = {'A', 'T', 'T', 'N', 'L', 'M'};
 constexpr std::uint16_t kVersion = 1;
 // Flags of version 1; the core implements exactly this combination.
 constexpr std::uint32_t kCausal = 1, kGelu = 2, kSinusoidal = 4;
-constexpr float kLayerNormEps = 1e-5f;  // what attn::encoder_layer's LayerNorms use
+constexpr float kLayerNormEps = 1e-5f;  // what attn::layer_norm's default (and so every layer's) uses
 // Limits that no real model of this format comes near; they keep every size computation inside 64 bits
 // and turn a corrupted header into a message instead of a huge allocation.
 constexpr std::uint32_t kMaxVocabulary = 1u << 24, kMaxWidth = 1u << 14, kMaxLayers = 256, kMaxContext = 1u << 16;
@@ -152,7 +152,7 @@ LanguageModel LanguageModel::parse(const std::uint8_t* bytes, std::size_t size) 
       auto size = [&](char kind) -> Index { return kind == 'd' ? d : kind == 'f' ? d_ff : 1; };
       t[i] = read_half(in, size(kLayerTensors[i].rows), size(kLayerTensors[i].cols), kLayerTensors[i].name, l);
     }
-    EncoderLayer layer;
+    TransformerLayer layer;
     layer.norm1_gamma = as_vector(t[Norm1Gamma]);
     layer.norm1_beta = as_vector(t[Norm1Beta]);
     // Head h owns columns [h·d_k, (h+1)·d_k) of W_Q, W_K, W_V and their biases (nn.MultiheadAttention);

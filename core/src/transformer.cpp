@@ -85,14 +85,17 @@ Matrix feed_forward(const Matrix& X, const FeedForward& f) {
   return out;
 }
 
-EncoderLayerSteps encoder_layer(const Matrix& X, const EncoderLayer& layer, NormPlacement placement,
-                                const AttentionOptions& options) {
+namespace {
+
+// One layer, either norm placement, with whatever mask the options ask for.
+LayerSteps run_layer(const Matrix& X, const TransformerLayer& layer, NormPlacement placement,
+                     const AttentionOptions& options) {
   // Residual connections add each sublayer's output to its input, so both must map back to d_model.
   const Index d_model = X.cols();
   if (layer.attention.W_O.cols() != d_model || layer.ffn.W2.cols() != d_model)
     fail("W_O (%s) and the feed-forward W2 (%s) must both give %lld columns, the width of the residual stream",
          shape_of(layer.attention.W_O).c_str(), shape_of(layer.ffn.W2).c_str(), ll(d_model));
-  EncoderLayerSteps s;
+  LayerSteps s;
   if (placement == NormPlacement::Post) {
     // x = LN1(x + MHA(x)); x = LN2(x + FFN(x))
     s.attention_input = X;
@@ -107,21 +110,22 @@ EncoderLayerSteps encoder_layer(const Matrix& X, const EncoderLayer& layer, Norm
     s.after_attention = X + s.attention.output;
     s.output = s.after_attention +
                feed_forward(layer_norm(s.after_attention, layer.norm2_gamma, layer.norm2_beta), layer.ffn);
-    require_no_overflow(s.output, "the encoder layer's output");
+    require_no_overflow(s.output, "the layer's output");
   }
   return s;
 }
 
-EncoderSteps encoder(const Matrix& X, const std::vector<EncoderLayer>& layers, NormPlacement placement,
-                     const AttentionOptions& options) {
-  if (layers.empty()) fail("an encoder needs at least one layer");
-  EncoderSteps steps;
+// Layers one after another; `what` names the stack in its errors ("an encoder").
+StackSteps run_stack(const Matrix& X, const std::vector<TransformerLayer>& layers, NormPlacement placement,
+                     const AttentionOptions& options, const char* what) {
+  if (layers.empty()) fail("%s needs at least one layer", what);
+  StackSteps steps;
   steps.input = X;
   steps.layers.reserve(layers.size());  // `current` points into this vector: it must not reallocate
   const Matrix* current = &steps.input;
   for (std::size_t l = 0; l < layers.size(); ++l) {
     try {
-      steps.layers.push_back(encoder_layer(*current, layers[l], placement, options));
+      steps.layers.push_back(run_layer(*current, layers[l], placement, options));
     } catch (const AttentionError& e) {
       fail("layer %zu: %s", l, e.what());
     }
@@ -129,6 +133,34 @@ EncoderSteps encoder(const Matrix& X, const std::vector<EncoderLayer>& layers, N
   }
   steps.output = *current;
   return steps;
+}
+
+// What makes a stack a decoder: causal scaled dot-product attention.
+AttentionOptions causal_options() {
+  AttentionOptions causal;
+  causal.score = Score::ScaledDot;  // softmax(Q·Kᵀ / √d_k)
+  causal.causal = true;
+  return causal;
+}
+
+}  // namespace
+
+LayerSteps encoder_layer(const Matrix& X, const TransformerLayer& layer, NormPlacement placement,
+                         const AttentionOptions& options) {
+  return run_layer(X, layer, placement, options);
+}
+
+StackSteps encoder(const Matrix& X, const std::vector<TransformerLayer>& layers, NormPlacement placement,
+                   const AttentionOptions& options) {
+  return run_stack(X, layers, placement, options, "an encoder");
+}
+
+LayerSteps decoder_layer(const Matrix& X, const TransformerLayer& layer) {
+  return run_layer(X, layer, NormPlacement::Pre, causal_options());
+}
+
+StackSteps decoder(const Matrix& X, const std::vector<TransformerLayer>& layers) {
+  return run_stack(X, layers, NormPlacement::Pre, causal_options(), "a decoder");
 }
 
 }  // namespace attn

@@ -1,4 +1,4 @@
-// A tiny trained language model run by the core: a causal (GPT-style) transformer trained on WordNet
+// A tiny trained language model run by the core: a decoder-only (GPT-style) transformer trained on WordNet
 // (model/README.md), parsed from the bytes of data/model.bin, run on a sentence with every intermediate
 // kept, plus attention rollout across its layers. Maths only: no I/O, no globals.
 #pragma once
@@ -22,7 +22,7 @@ struct LanguageModel {
   std::vector<std::string> vocabulary;                  // id → word; id 0 is "<unk>"
   Matrix embedding;                                     // V × d_model; also the (tied) output head
   Matrix positions;                                     // context × d_model sinusoidal encoding
-  std::vector<EncoderLayer> layers;                     // pre-norm, causal, GELU feed-forward
+  std::vector<TransformerLayer> layers;                 // run by attn::decoder: pre-norm, causal, GELU feed-forward
   Vector final_gamma, final_beta;                       // the final LayerNorm, LN_f
   std::vector<std::string> captions;                    // one per head, layer-major; or empty
 
@@ -57,7 +57,7 @@ struct Prediction {
 
 struct ModelRun {
   std::vector<ModelToken> tokens;
-  EncoderSteps steps;                   // steps.input = scaled embeddings + positions; one entry per layer
+  StackSteps steps;                     // steps.input = scaled embeddings + positions; one entry per layer
   Matrix final_norm;                    // LN_f of the last layer's output, T × d_model
   Matrix rollout;                       // T × T attention rollout over all layers
   std::vector<Prediction> predictions;  // the top_k next words after the last token, most probable first
@@ -73,6 +73,6 @@ ModelRun run_model(const LanguageModel& model, std::string_view text, std::size_
 // Ã = 0.5·A + 0.5·I, renormalise each row to sum to 1, and multiply the layers: R = Ã_L ··· Ã_1.
 // weights[layer][head] is a T × T matrix (query rows, key columns).
 Matrix attention_rollout(const std::vector<std::vector<Matrix>>& weights);
-Matrix attention_rollout(const EncoderSteps& steps);
+Matrix attention_rollout(const StackSteps& steps);
 
 }  // namespace attn
