@@ -1,7 +1,8 @@
 // The tiny language model: tokens, the forward pass and attention rollout (parsing is in model_file.cpp).
 #include "attention/model.hpp"
 
-#include "byte_reader.hpp"
+#include "checks.hpp"
+#include "word_table.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -12,8 +13,10 @@ using detail::fail;
 using detail::ull;
 
 Index LanguageModel::find(std::string_view word) const {
-  const auto it = index_.find(std::string(word));
-  return it == index_.end() ? -1 : it->second;
+  if (slots_.empty()) return -1;  // a model not parsed from a file
+  auto word_of = [this](std::uint32_t id) { return std::string_view(vocabulary[id]); };
+  const std::uint32_t id_plus_1 = slots_[detail::slot_of(slots_, word, detail::fnv1a(word), word_of)];
+  return id_plus_1 == 0 ? -1 : static_cast<Index>(id_plus_1 - 1);
 }
 
 std::vector<ModelToken> model_tokens(const LanguageModel& model, std::string_view text) {

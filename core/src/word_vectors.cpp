@@ -6,6 +6,7 @@
 
 #include "attention/text.hpp"
 #include "byte_reader.hpp"
+#include "word_table.hpp"
 
 namespace attn {
 namespace {
@@ -17,15 +18,8 @@ using detail::f32_le;
 using detail::fail;
 using detail::ull;
 
-// FNV-1a (32-bit) hashes the words: simple, and quick on the short words of a vocabulary. The parser
-// hashes byte by byte while it looks for each word's end, hence the separate step.
-constexpr std::uint32_t kFnvBasis = 2166136261u;
-std::uint32_t fnv1a_step(std::uint32_t hash, unsigned char byte) { return (hash ^ byte) * 16777619u; }
-std::uint32_t fnv1a(std::string_view bytes) {
-  std::uint32_t hash = kFnvBasis;
-  for (const char c : bytes) hash = fnv1a_step(hash, static_cast<unsigned char>(c));
-  return hash;
-}
+using detail::fnv1a_step;
+using detail::kFnvBasis;
 
 bool ends_with(const std::string& s, const char* suffix) {
   const std::size_t n = std::strlen(suffix);
@@ -78,9 +72,10 @@ WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
   // One pass over the words block finds where each word starts, hashes it and enters it in the table.
   // Every newline-terminated word is counted, even past `count`, so that the mismatch message can say how
   // many the block holds; a duplicate is only noted, as that mismatch is reported first.
-  std::size_t capacity = 2;  // load factor at most 1/2: a probe always ends at an empty slot, chains stay short
-  while (capacity < 2 * std::size_t{count}) capacity *= 2;
-  table.slots_.assign(capacity, 0);
+  // The parser hashes each word byte by byte while it looks for the word's end (word_table.hpp's fnv1a
+  // in steps), rather than in a second pass.
+  table.slots_ = detail::empty_slots(count);
+  auto word_of = [&](std::uint32_t row) { return table.word(row); };
   table.starts_.reserve(std::size_t{count} + 1);
   std::size_t found = 0, start = 0, duplicate = count;
   std::uint32_t hash = kFnvBasis;
@@ -93,7 +88,7 @@ WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
     if (i == start) fail("vectors file: word %zu is empty", found);
     if (found < count) {
       table.starts_.push_back(static_cast<std::uint32_t>(start));
-      std::uint32_t& slot = table.slots_[table.slot_of({words + start, i - start}, hash)];
+      std::uint32_t& slot = table.slots_[detail::slot_of(table.slots_, {words + start, i - start}, hash, word_of)];
       if (slot == 0)
         slot = static_cast<std::uint32_t>(found) + 1;
       else if (duplicate == count)
@@ -127,15 +122,10 @@ std::string_view WordVectors::word(std::size_t i) const {
   return {words + starts_[i], starts_[i + 1] - starts_[i] - 1};  // without its '\n'
 }
 
-std::size_t WordVectors::slot_of(std::string_view word, std::uint32_t hash) const {
-  const std::size_t mask = slots_.size() - 1;  // the capacity is a power of two
-  for (std::size_t s = hash & mask;; s = (s + 1) & mask)
-    if (slots_[s] == 0 || this->word(slots_[s] - 1) == word) return s;
-}
-
 Index WordVectors::find(std::string_view word) const {
   if (slots_.empty()) return -1;  // a default-constructed table
-  const std::uint32_t row_plus_1 = slots_[slot_of(word, fnv1a(word))];
+  auto word_of = [this](std::uint32_t row) { return this->word(row); };
+  const std::uint32_t row_plus_1 = slots_[detail::slot_of(slots_, word, detail::fnv1a(word), word_of)];
   return row_plus_1 == 0 ? -1 : static_cast<Index>(row_plus_1 - 1);
 }
 
