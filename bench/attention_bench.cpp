@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "attention/attention.hpp"
+#include "attention/streaming.hpp"
 #include "kernels.hpp"
 #include "reference.hpp"
-#include "attention/streaming.hpp"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten/heap.h>
@@ -63,7 +63,7 @@ struct Options {
   std::string label = "native";
   std::string only;
   Index only_T = 0;
-  int reps = 0;            // 0: adaptive
+  int reps = 0;  // 0: adaptive
   double min_time_ms = 400;
 };
 
@@ -191,12 +191,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    if (a == "--smoke") o.smoke = true;
-    else if (a == "--label") o.label = value();
-    else if (a == "--only") o.only = value();
-    else if (a == "--T") o.only_T = std::stol(value());
-    else if (a == "--reps") o.reps = std::stoi(value());
-    else if (a == "--min-time") o.min_time_ms = std::stod(value()) * 1000;
+    if (a == "--smoke")
+      o.smoke = true;
+    else if (a == "--label")
+      o.label = value();
+    else if (a == "--only")
+      o.only = value();
+    else if (a == "--T")
+      o.only_T = std::stol(value());
+    else if (a == "--reps")
+      o.reps = std::stoi(value());
+    else if (a == "--min-time")
+      o.min_time_ms = std::stod(value()) * 1000;
     else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());
       return 2;
@@ -220,10 +226,11 @@ int main(int argc, char** argv) {
   std::printf("\"results\":[");
   for (std::size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
-    std::printf("%s\n{\"kind\":\"%s\",\"variant\":\"%s\",\"T\":%ld,\"median_ms\":%.6f,\"min_ms\":%.6f,\"reps\":%d,"
-                "\"flops\":%.0f,\"checksum\":%.9g,\"head\":[",
-                i ? "," : "", r.kind.c_str(), r.variant.c_str(), static_cast<long>(r.T), r.median_ms, r.min_ms, r.reps,
-                r.flops, r.checksum);
+    std::printf(
+        "%s\n{\"kind\":\"%s\",\"variant\":\"%s\",\"T\":%ld,\"median_ms\":%.6f,\"min_ms\":%.6f,\"reps\":%d,"
+        "\"flops\":%.0f,\"checksum\":%.9g,\"head\":[",
+        i ? "," : "", r.kind.c_str(), r.variant.c_str(), static_cast<long>(r.T), r.median_ms, r.min_ms, r.reps, r.flops,
+        r.checksum);
     for (std::size_t j = 0; j < r.head.size(); ++j) std::printf("%s%.9g", j ? "," : "", r.head[j]);
     std::printf("]}");
   }

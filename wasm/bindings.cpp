@@ -129,9 +129,8 @@ val guarded(Body&& body) {
 
 // ---- entry points ---------------------------------------------------------------------------------
 val softmax_js(val logits, bool by_columns, float temperature) {
-  return guarded([&] {
-    return to_js(softmax(to_matrix(logits), by_columns ? Axis::Columns : Axis::Rows, temperature));
-  });
+  return guarded(
+      [&] { return to_js(softmax(to_matrix(logits), by_columns ? Axis::Columns : Axis::Rows, temperature)); });
 }
 
 val tokenize_js(std::string text) {
@@ -144,8 +143,7 @@ val tokenize_js(std::string text) {
 
 val parameter_free_js(val X, float constant, val options) {
   return guarded([&] {
-    return to_js(parameter_free_attention(to_matrix(X), constant, to_options(options, Score::Dot)),
-                 keep_of(options));
+    return to_js(parameter_free_attention(to_matrix(X), constant, to_options(options, Score::Dot)), keep_of(options));
   });
 }
 
@@ -161,8 +159,8 @@ val attention_js(val X, val weights, val options, bool by_columns) {
 // Output only, for long inputs: the streaming (online) softmax never forms the T×T weights.
 val attention_output_js(val Q, val K, val V, val options) {
   return guarded([&] {
-    return to_js(streaming_attention_output(to_matrix(Q), to_matrix(K), to_matrix(V),
-                                            to_options(options, Score::ScaledDot)));
+    return to_js(
+        streaming_attention_output(to_matrix(Q), to_matrix(K), to_matrix(V), to_options(options, Score::ScaledDot)));
   });
 }
 
@@ -309,8 +307,8 @@ class LanguageModelHandle {
         val steps = val::object();
         put(steps, "attentionInput", to_js(layer.attention_input));  // LN1(x): what the heads read
         put(steps, "heads", heads);
-        put(steps, "concat", to_js(layer.attention.concat));            // the heads' outputs side by side
-        put(steps, "multiHeadOutput", to_js(layer.attention.output));   // concat·W_O + b_O
+        put(steps, "concat", to_js(layer.attention.concat));           // the heads' outputs side by side
+        put(steps, "multiHeadOutput", to_js(layer.attention.output));  // concat·W_O + b_O
         put(steps, "afterAttention", to_js(layer.after_attention));
         put(steps, "output", to_js(layer.output));
         push(layers, steps);

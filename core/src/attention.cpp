@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "attention/attention.hpp"
-#include "kernels.hpp"
 #include "checks.hpp"
+#include "kernels.hpp"
 
 namespace attn {
 namespace {
@@ -27,8 +27,8 @@ void require_options(const AttentionOptions& o) {
 
 // Checks one projection W and its optional bias. `rows_are_input` says which side of W meets X:
 // row convention W is d_model×d_out (rows meet X), column convention W is d_out×d_model.
-void require_projection(const Matrix& W, Index d_model, bool rows_are_input, const Vector& bias,
-                        const char* name, const char* bias_name, const char* layout) {
+void require_projection(const Matrix& W, Index d_model, bool rows_are_input, const Vector& bias, const char* name,
+                        const char* bias_name, const char* layout) {
   const Index input_side = rows_are_input ? W.rows() : W.cols();
   const Index out = rows_are_input ? W.cols() : W.rows();
   if (input_side != d_model || out == 0)
@@ -128,8 +128,10 @@ AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionO
 
 QueryTerms query_terms(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& weights, Index query) {
   if (Q.cols() != K.cols() || K.rows() != V.rows() || weights.rows() != Q.rows() || weights.cols() != K.rows())
-    fail("query terms: Q %s, K %s, V %s and weights %s do not belong together (weights must be T_q×T_k, V must "
-         "have T_k rows)", shape_of(Q).c_str(), shape_of(K).c_str(), shape_of(V).c_str(), shape_of(weights).c_str());
+    fail(
+        "query terms: Q %s, K %s, V %s and weights %s do not belong together (weights must be T_q×T_k, V must "
+        "have T_k rows)",
+        shape_of(Q).c_str(), shape_of(K).c_str(), shape_of(V).c_str(), shape_of(weights).c_str());
   if (query < 0 || query >= Q.rows()) fail("query %lld is outside 0..%lld", ll(query), ll(Q.rows() - 1));
   QueryTerms terms;
   // q_i ∘ k_j for every key j: K with each row multiplied entrywise by q_i.
@@ -150,10 +152,10 @@ AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w, const
   // transposed: the column convention is the row convention read sideways.
   const HeadWeights row_weights{w.W_Q.transpose(), w.W_K.transpose(), w.W_V.transpose(), w.b_Q, w.b_K, w.b_V};
   AttentionSteps s = attention(X.transpose(), row_weights, options);
-  s.Q.transposeInPlace();        // d_k×T
-  s.K.transposeInPlace();        // d_k×T
-  s.V.transposeInPlace();        // d_v×T
-  s.scores.transposeInPlace();   // T×T: key rows, query columns (Kᵀ·Q)
+  s.Q.transposeInPlace();       // d_k×T
+  s.K.transposeInPlace();       // d_k×T
+  s.V.transposeInPlace();       // d_v×T
+  s.scores.transposeInPlace();  // T×T: key rows, query columns (Kᵀ·Q)
   s.scaled.transposeInPlace();
   s.weights.transposeInPlace();  // each column sums to 1
   s.output.transposeInPlace();   // Z = V·A, d_v×T

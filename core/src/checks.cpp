@@ -82,8 +82,8 @@ void require_finite(const Matrix& m, const char* name) {
   for (Index r = 0; r < m.rows(); ++r)
     for (Index c = 0; c < m.cols(); ++c)
       if (!std::isfinite(m(r, c)))
-        fail("%s (%s) has %s at row %lld, column %lld; every value must be a finite number", name,
-             shape_of(m).c_str(), describe(m(r, c)), ll(r), ll(c));
+        fail("%s (%s) has %s at row %lld, column %lld; every value must be a finite number", name, shape_of(m).c_str(),
+             describe(m(r, c)), ll(r), ll(c));
 }
 
 void require_finite(const Vector& v, const char* name) {

@@ -51,8 +51,8 @@ typedef float vf;
 constexpr const char* kDescription = "scalar";
 #endif
 
-constexpr int MR = ATTN_MR;       // rows of C per micro-kernel call
-constexpr int NV = ATTN_NV;   // vectors per row of C per micro-kernel call
+constexpr int MR = ATTN_MR;  // rows of C per micro-kernel call
+constexpr int NV = ATTN_NV;  // vectors per row of C per micro-kernel call
 constexpr int NR = NV * W;   // columns of C per micro-kernel call
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
@@ -95,8 +95,8 @@ inline Index packed_size(Index k, Index n) { return ((n + NR - 1) / NR) * NR * k
 // passes its key-major tile of weights, a_step = 64), so every load of the inner loop is at a constant
 // offset from one of two pointers: on wasm that is one address computation per step instead of one per row.
 template <int R>
-inline void micro(const float* a, Index a_step, const float* panel, Index k, float* C, Index ldc, Index nc,
-                  float scale, bool accumulate) {
+inline void micro(const float* a, Index a_step, const float* panel, Index k, float* C, Index ldc, Index nc, float scale,
+                  bool accumulate) {
   vf acc[R][NV];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = vf{};
@@ -144,8 +144,8 @@ void dispatch(Index rows, const float* a, Index a_step, const float* packed, Ind
 
 // C (m×n) = A (m×k) · packed (k×n) · scale (+ C). Panel j starts at packed + j·panel_stride.
 // `a` is scratch for MR packed rows of A (resized as needed; the streaming path reuses one).
-void compute(const float* A, Index lda, const float* packed, Index panel_stride, Index m, Index n, Index k,
-             float* C, Index ldc, float scale, bool accumulate, std::vector<float>& a) {
+void compute(const float* A, Index lda, const float* packed, Index panel_stride, Index m, Index n, Index k, float* C,
+             Index ldc, float scale, bool accumulate, std::vector<float>& a) {
   if (a.size() < static_cast<std::size_t>(k * MR)) a.resize(static_cast<std::size_t>(k * MR));
   for (Index i = 0; i < m; i += MR) {
     const Index rows = std::min<Index>(MR, m - i);

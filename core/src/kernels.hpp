@@ -29,14 +29,14 @@ const char* vector_description();
 
 // ---- products ----------------------------------------------------------------------------------------
 // C (m×n) = A (m×k) · Bᵀ where B is n×k: the scores Q·Kᵀ. Row-major with the given leading dimensions.
-void multiply_transposed(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m,
-                         Index n, Index k, float scale = 1.0f);
+void multiply_transposed(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n,
+                         Index k, float scale = 1.0f);
 // C (m×n) = A (m×k) · B (k×n) (+ C if accumulate): weights·V.
-void multiply(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n,
-              Index k, bool accumulate = false);
+void multiply(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n, Index k,
+              bool accumulate = false);
 
 Matrix multiply_transposed(const Matrix& A, const Matrix& B, float scale = 1.0f);  // A·Bᵀ·scale
-Matrix multiply(const Matrix& A, const Matrix& B);                                // A·B
+Matrix multiply(const Matrix& A, const Matrix& B);                                 // A·B
 
 // ---- softmax -----------------------------------------------------------------------------------------
 // Each row of the rows×cols block at `data` (row stride ld) becomes softmax(row · inv_temperature), in

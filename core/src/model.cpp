@@ -58,7 +58,7 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
 
   // 1. Input: token embeddings scaled by √d_model, plus the sinusoidal positions.
   const Matrix x = model.embedding_scale * embed_tokens(model.embedding, ids)  // T × d_model
-                   + model.positions.topRows(T);                                // T × d_model
+                   + model.positions.topRows(T);                               // T × d_model
 
   // 2. The decoder layers, each x = x + MHA(LN1(x)); x = x + FFN(LN2(x)), attention masked so token t
   //    sees tokens 0..t only (what the model was trained with: it predicts the next word).
@@ -71,7 +71,7 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
   //    logits = LN_f(x_T)·Eᵀ.
   //    (One dot product per word rather than a matrix-vector product: the same V·d multiply-adds, and
   //    the wasm is spared a second GEMV kernel.)
-  const auto last = run.final_norm.row(T - 1);  // 1 × d_model
+  const auto last = run.final_norm.row(T - 1);     // 1 × d_model
   Eigen::VectorXf logits(model.embedding.rows());  // V
   for (Index v = 0; v < logits.size(); ++v) logits(v) = model.embedding.row(v).dot(last);
   // Weights large enough to overflow float32 here would give inf − inf = NaN probabilities: refuse them
@@ -117,8 +117,10 @@ Matrix attention_rollout(const std::vector<std::vector<Matrix>>& weights) {
     Matrix mixed = 0.5f * Matrix::Identity(T, T);  // T × T
     for (std::size_t h = 0; h < heads.size(); ++h) {
       if (heads[h].rows() != T || heads[h].cols() != T || T == 0)
-        fail("attention rollout: layer %zu head %zu weights are %s; every head of every layer must be the same "
-             "square T×T (T ≥ 1)", l, h, shape_of(heads[h]).c_str());
+        fail(
+            "attention rollout: layer %zu head %zu weights are %s; every head of every layer must be the same "
+            "square T×T (T ≥ 1)",
+            l, h, shape_of(heads[h]).c_str());
       require_finite(heads[h], "attention rollout weights");
       mixed += (0.5f / static_cast<float>(heads.size())) * heads[h];
     }

@@ -64,12 +64,14 @@ ModelConfig read_header(ByteReader& in, std::size_t size, std::uint32_t& words_b
 
   // Everything but the captions has a size fixed by the header: check it before allocating anything.
   const std::uint64_t per_layer = 2ull * (4ull * d * d + 4ull * d + 4ull * d + 2ull * d * d_ff + d_ff + d);
-  const std::uint64_t fixed = std::uint64_t{words_bytes} + 4ull * V + std::uint64_t{V} * d + L * per_layer + 4ull * d + 4;
+  const std::uint64_t fixed = std::uint64_t{words_bytes} + 4ull * V + std::uint64_t{V} * d + L * per_layer + 4ull * d +
+                              4;
   if (fixed > in.remaining())
-    fail("model file is truncated or its header is corrupt: %u words × %u dims, %u layers (d_ff %u) and %u bytes of "
-         "words need %llu bytes after the header, the file has %llu",
-         unsigned{V}, unsigned{d}, unsigned{L}, unsigned{d_ff}, unsigned{words_bytes}, static_cast<ull>(fixed),
-         static_cast<ull>(in.remaining()));
+    fail(
+        "model file is truncated or its header is corrupt: %u words × %u dims, %u layers (d_ff %u) and %u bytes of "
+        "words need %llu bytes after the header, the file has %llu",
+        unsigned{V}, unsigned{d}, unsigned{L}, unsigned{d_ff}, unsigned{words_bytes}, static_cast<ull>(fixed),
+        static_cast<ull>(in.remaining()));
   return {Index(V), Index(d), Index(L), Index(H), Index(d_ff), Index(context), embedding_scale};
 }
 
@@ -116,7 +118,8 @@ Matrix read_embedding(ByteReader& in, const ModelConfig& c, const std::vector<st
     if (!std::isfinite(scale) || scale < 0 || scale > std::numeric_limits<float>::max() / 128.0f)
       fail("model file: the embedding scale of \"%s\" is %g; it must be finite, ≥ 0 and at most FLT_MAX / 128",
            vocabulary[static_cast<std::size_t>(w)].c_str(), double{scale});
-    for (Index k = 0; k < d; ++k) embedding(w, k) = scale * static_cast<float>(static_cast<std::int8_t>(values[w * d + k]));
+    for (Index k = 0; k < d; ++k)
+      embedding(w, k) = scale * static_cast<float>(static_cast<std::int8_t>(values[w * d + k]));
   }
   return embedding;
 }

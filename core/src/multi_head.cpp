@@ -39,16 +39,16 @@ MultiHeadSteps multi_head_attention(const Matrix& X, const MultiHeadWeights& w, 
   return out;
 }
 
-MultiHeadWeights split_heads(const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V, const Matrix& W_O,
-                             Index heads) {
+MultiHeadWeights split_heads(const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V, const Matrix& W_O, Index heads) {
   const Index d_model = W_Q.rows();
   if (heads <= 0 || W_Q.cols() % heads != 0 || W_Q.cols() == 0 || d_model == 0)
     fail("cannot split W_Q (%s) into %lld equal heads", shape_of(W_Q).c_str(), ll(heads));
   if (W_K.rows() != d_model || W_K.cols() != W_Q.cols() || W_V.rows() != d_model || W_V.cols() % heads != 0 ||
       W_O.rows() != W_V.cols())
-    fail("split_heads: W_Q %s, W_K %s, W_V %s, W_O %s do not fit together (W_K like W_Q, W_V with d_model rows, W_O "
-         "with W_V's columns as rows)", shape_of(W_Q).c_str(), shape_of(W_K).c_str(), shape_of(W_V).c_str(),
-         shape_of(W_O).c_str());
+    fail(
+        "split_heads: W_Q %s, W_K %s, W_V %s, W_O %s do not fit together (W_K like W_Q, W_V with d_model rows, W_O "
+        "with W_V's columns as rows)",
+        shape_of(W_Q).c_str(), shape_of(W_K).c_str(), shape_of(W_V).c_str(), shape_of(W_O).c_str());
   const Index d_k = W_Q.cols() / heads, d_v = W_V.cols() / heads;
   MultiHeadWeights w;
   for (Index h = 0; h < heads; ++h) {

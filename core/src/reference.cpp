@@ -52,8 +52,8 @@ Matrix streaming_output(const Matrix& Q, const Matrix& K, const Matrix& V, float
         float* s = &scores(i, 0);
         float tile_max = neg_inf;
         for (Index j = 0; j < nk; ++j) {
-          const bool hidden =
-              (causal && k0 + j > q0 + i) || (!key_padding.empty() && key_padding[static_cast<std::size_t>(k0 + j)]);
+          const bool hidden = (causal && k0 + j > q0 + i) ||
+                              (!key_padding.empty() && key_padding[static_cast<std::size_t>(k0 + j)]);
           if (hidden) s[j] = neg_inf;
           tile_max = std::max(tile_max, s[j]);
         }

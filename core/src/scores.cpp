@@ -3,8 +3,8 @@
 #include <limits>
 
 #include "attention/attention.hpp"
-#include "kernels.hpp"
 #include "checks.hpp"
+#include "kernels.hpp"
 
 namespace attn {
 namespace {
@@ -59,8 +59,10 @@ Matrix additive_scores(const Matrix& Q, const Matrix& K, const AdditiveWeights& 
   const Index d_k = Q.cols();
   if (w.W1.cols() != d_k || w.W2.cols() != d_k || w.W1.rows() != w.W2.rows() || w.v.size() != w.W1.rows() ||
       w.W1.rows() == 0)
-    fail("additive scores: need W1 and W2 of shape d_a×%lld and v of length d_a (d_a ≥ 1); got W1 %s, W2 %s, v of "
-         "length %lld", ll(d_k), shape_of(w.W1).c_str(), shape_of(w.W2).c_str(), ll(w.v.size()));
+    fail(
+        "additive scores: need W1 and W2 of shape d_a×%lld and v of length d_a (d_a ≥ 1); got W1 %s, W2 %s, v of "
+        "length %lld",
+        ll(d_k), shape_of(w.W1).c_str(), shape_of(w.W2).c_str(), ll(w.v.size()));
   require_finite(w.W1, "additive W1");
   require_finite(w.W2, "additive W2");
   require_finite(w.v, "additive v");

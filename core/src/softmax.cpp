@@ -3,8 +3,8 @@
 #include <limits>
 
 #include "attention/attention.hpp"
-#include "kernels.hpp"
 #include "checks.hpp"
+#include "kernels.hpp"
 
 namespace attn {
 namespace {
@@ -44,8 +44,10 @@ Matrix softmax_base3(const Matrix& logits, Axis axis) {
   for (Index r = 0; r < powers.rows(); ++r)
     for (Index c = 0; c < powers.cols(); ++c)
       if (!std::isfinite(powers(r, c)))
-        fail("softmax with 3^x: 3^%g overflows float; the hand shortcut is meant for the small integer scores of "
-             "the sheet", double{logits(r, c)});
+        fail(
+            "softmax with 3^x: 3^%g overflows float; the hand shortcut is meant for the small integer scores of "
+            "the sheet",
+            double{logits(r, c)});
   // 3^x / Σ 3^x, evaluated as 3^(x - max) / Σ 3^(x - max) in double: the same numbers, but a line of
   // very negative scores (3^-100 underflows float to 0) or many large ones (the sum overflows) still
   // sums to 1. A line that is all -inf (masked) stays all zero.

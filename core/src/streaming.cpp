@@ -12,8 +12,7 @@
 
 namespace attn {
 
-Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const Matrix& V,
-                                  const AttentionOptions& o) {
+Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const Matrix& V, const AttentionOptions& o) {
   detail::require_qkv(Q_in, K_in, V, "streaming attention");
   detail::require_temperature(o.temperature);
   if (o.score == Score::Additive || o.hand_shortcuts)
@@ -34,8 +33,8 @@ Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const 
   const float inv_divisor = 1.0f / (scale * o.temperature);
 
   Matrix output(Q.rows(), V.cols());
-  kernels::streaming_output(Q.data(), K.data(), V.data(), Q.rows(), K.rows(), Q.cols(), V.cols(), inv_divisor,
-                            o.causal, o.key_padding.empty() ? nullptr : o.key_padding.data(), output.data());
+  kernels::streaming_output(Q.data(), K.data(), V.data(), Q.rows(), K.rows(), Q.cols(), V.cols(), inv_divisor, o.causal,
+                            o.key_padding.empty() ? nullptr : o.key_padding.data(), output.data());
   // Finite inputs can still overflow float32 in q·k or ÷ a tiny temperature (the full path refuses them too).
   detail::require_no_overflow(output, "streaming attention: the output");
   return output;

@@ -53,8 +53,8 @@ Matrix layer_norm(const Matrix& X, const Vector& gamma, const Vector& beta, floa
     const double mean = row.mean();
     const double variance = (row.array() - mean).square().mean();
     const double inv_std = 1.0 / std::sqrt(variance + static_cast<double>(eps));
-    out.row(r) = (((row.array() - mean) * inv_std).cast<float>() * gamma.transpose().array() +
-                  beta.transpose().array()).matrix();
+    out.row(r) = (((row.array() - mean) * inv_std).cast<float>() * gamma.transpose().array() + beta.transpose().array())
+                     .matrix();
   }
   require_no_overflow(out, "the LayerNorm output");
   return out;
@@ -63,8 +63,10 @@ Matrix layer_norm(const Matrix& X, const Vector& gamma, const Vector& beta, floa
 Matrix feed_forward(const Matrix& X, const FeedForward& f) {
   const Index d_model = X.cols();
   if (f.W1.rows() != d_model || f.W1.cols() == 0 || f.W2.rows() != f.W1.cols() || f.W2.cols() == 0)
-    fail("feed-forward weights W1 %s and W2 %s do not fit an input of %lld columns (need W1 d_model×d_ff and W2 "
-         "d_ff×d_out)", shape_of(f.W1).c_str(), shape_of(f.W2).c_str(), ll(d_model));
+    fail(
+        "feed-forward weights W1 %s and W2 %s do not fit an input of %lld columns (need W1 d_model×d_ff and W2 "
+        "d_ff×d_out)",
+        shape_of(f.W1).c_str(), shape_of(f.W2).c_str(), ll(d_model));
   require_finite(X, "feed-forward input");
   require_finite(f.W1, "feed-forward W1");
   require_finite(f.W2, "feed-forward W2");

@@ -36,8 +36,15 @@ std::vector<std::string> stem_candidates(std::string_view word) {
     std::string stem = w.substr(0, w.size() - std::strlen(suffix)) + replacement;
     if (stem.size() >= 2) stems.push_back(std::move(stem));
   };
-  strip("'s", ""); strip("ies", "y"); strip("es", ""); strip("s", "");
-  strip("ing", ""); strip("ing", "e"); strip("ed", ""); strip("ed", "e"); strip("ly", "");
+  strip("'s", "");
+  strip("ies", "y");
+  strip("es", "");
+  strip("s", "");
+  strip("ing", "");
+  strip("ing", "e");
+  strip("ed", "");
+  strip("ed", "e");
+  strip("ly", "");
   return stems;
 }
 
@@ -59,8 +66,10 @@ WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
   // The sizes must add up exactly, checked before anything is allocated from them (64-bit: no overflow).
   const std::uint64_t expected = std::uint64_t{words_bytes} + 4ull * count + std::uint64_t{count} * dim;
   if (expected != in.remaining())
-    fail("vectors file size does not match its header: %u words × %u dims and %u bytes of words need %llu more "
-         "bytes, the file has %zu", count, dim, words_bytes, ull(expected), in.remaining());
+    fail(
+        "vectors file size does not match its header: %u words × %u dims and %u bytes of words need %llu more "
+        "bytes, the file has %zu",
+        count, dim, words_bytes, ull(expected), in.remaining());
   const char* words = reinterpret_cast<const char*>(in.take(words_bytes, "words"));
   const std::uint8_t* scales = in.take(4ull * count, "scales");
   const std::uint8_t* values = in.take(std::uint64_t{count} * dim, "values");

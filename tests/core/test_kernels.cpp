@@ -45,7 +45,8 @@ TEST_CASE("kernels: Q·Kᵀ and weights·V equal Eigen's products", "[kernels]")
   }
 }
 
-TEST_CASE("kernels: the row softmax equals the plain one, masks and a frozen temperature included", "[kernels][softmax]") {
+TEST_CASE("kernels: the row softmax equals the plain one, masks and a frozen temperature included",
+          "[kernels][softmax]") {
   std::mt19937 rng(5);
   for (Index cols : {1, 3, 4, 7, 8, 9, 31, 64, 65, 300}) {
     for (float inv_t : {1.0f, 0.25f, 4.0f, kInf}) {
@@ -63,7 +64,8 @@ TEST_CASE("kernels: the row softmax equals the plain one, masks and a frozen tem
   }
 }
 
-TEST_CASE("kernels: the streaming output equals the plain online softmax across tile edges and masks", "[kernels][streaming]") {
+TEST_CASE("kernels: the streaming output equals the plain online softmax across tile edges and masks",
+          "[kernels][streaming]") {
   std::mt19937 rng(9);
   for (Index T : {1, 5, 63, 64, 65, 130, 200}) {
     for (Index d_v : {1, 5, 8}) {
@@ -71,7 +73,8 @@ TEST_CASE("kernels: the streaming output equals the plain online softmax across 
       const Matrix Q = seeded_matrix(T, d_k, rng, 1.5f), K = seeded_matrix(T, d_k, rng, 1.5f),
                    V = seeded_matrix(T, d_v, rng);
       KeyPadding padding(static_cast<std::size_t>(T), 0);
-      for (Index j = 0; j < T; ++j) padding[static_cast<std::size_t>(j)] = T > 1 && (j % 3 == 1 || (j >= 64 && j < 128));
+      for (Index j = 0; j < T; ++j)
+        padding[static_cast<std::size_t>(j)] = T > 1 && (j % 3 == 1 || (j >= 64 && j < 128));
       for (bool causal : {false, true})
         for (bool padded : {false, true}) {
           const KeyPadding& mask = padded ? padding : KeyPadding{};

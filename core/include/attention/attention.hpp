@@ -52,10 +52,10 @@ struct HeadWeights {
 
 struct AttentionOptions {
   Score score = Score::ScaledDot;
-  float temperature = 1.0f;     // softmax(scores / temperature); must be > 0
-  bool causal = false;          // query i sees keys j ≤ i only
-  KeyPadding key_padding;       // empty, or one entry per token
-  AdditiveWeights additive;     // used only when score == Additive
+  float temperature = 1.0f;  // softmax(scores / temperature); must be > 0
+  bool causal = false;       // query i sees keys j ≤ i only
+  KeyPadding key_padding;    // empty, or one entry per token
+  AdditiveWeights additive;  // used only when score == Additive
   // The hand-exercise shortcuts of seeds 001/004: e^x is replaced by 3^x, and the ÷√d_k scaling by
   // floor(x/2) (the sheet's stand-in for ÷√3). Only for Dot and ScaledDot scores.
   bool hand_shortcuts = false;
@@ -97,8 +97,7 @@ void apply_mask(Matrix& scores, bool causal, const KeyPadding& key_padding);
 // ---- self-attention ------------------------------------------------------------------------
 // Parameter-free self-attention (seed 000, equation I): weights = softmax(X·Xᵀ / constant), output =
 // weights·X. Q = K = V = X. Uses options' temperature, mask and shortcuts; its score must be Dot.
-AttentionSteps parameter_free_attention(const Matrix& X, float constant,
-                                        const AttentionOptions& options = {});
+AttentionSteps parameter_free_attention(const Matrix& X, float constant, const AttentionOptions& options = {});
 
 // Single-head attention in the row convention: Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V,
 // weights = softmax(score(Q, K) / temperature) with masks, output = weights·V.
@@ -110,8 +109,7 @@ AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionO
 
 // The same in the column convention of the by-hand sheets: X is d_model × T, Q = W_Q·X + b_Q, scores =
 // Kᵀ·Q, softmax down each column, Z = V·A. Equals attention() transposed.
-AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w,
-                                    const AttentionOptions& options = {});
+AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w, const AttentionOptions& options = {});
 
 // The terms behind one query's row, for showing the sums written out (row convention):
 //   products(j, :) = q_i ∘ k_j   (T_k × d_k; for dot scores each row sums to score(i, j))
@@ -134,13 +132,11 @@ struct MultiHeadSteps {
   Matrix concat;  // T × Σd_v
   Matrix output;  // T × d_out
 };
-MultiHeadSteps multi_head_attention(const Matrix& X, const MultiHeadWeights& w,
-                                    const AttentionOptions& options = {});
+MultiHeadSteps multi_head_attention(const Matrix& X, const MultiHeadWeights& w, const AttentionOptions& options = {});
 
 // Splits one d_model × d_model projection per role into `heads` equal column blocks, the way
 // nn.MultiheadAttention lays out its weights (head h uses columns [h·d_k, (h+1)·d_k)).
-MultiHeadWeights split_heads(const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V, const Matrix& W_O,
-                             Index heads);
+MultiHeadWeights split_heads(const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V, const Matrix& W_O, Index heads);
 
 // A batch N × T × d stored as N row-major T × d blocks, one after another.
 struct Batch {
@@ -156,15 +152,15 @@ struct Batch {
 // Multi-head attention over every sequence of a batch. key_padding: empty, or N masks of length T
 // (padded positions of shorter sentences). Returns output N × T × d_out and weights per item and head.
 struct BatchResult {
-  Batch output;                                 // N × T × d_out
-  std::vector<std::vector<Matrix>> weights;     // [n][head]: T × T
+  Batch output;                              // N × T × d_out
+  std::vector<std::vector<Matrix>> weights;  // [n][head]: T × T
 };
 BatchResult batched_attention(const Batch& X, const MultiHeadWeights& w, const AttentionOptions& options,
                               const std::vector<KeyPadding>& key_padding = {});
 
 // ---- checks (used by every entry point; public so bindings can validate their own inputs) ---------
-std::string shape_of(const Matrix& m);                      // "3×4"
-void require_finite(const Matrix& m, const char* name);     // throws on the first NaN/Inf, naming it
+std::string shape_of(const Matrix& m);                   // "3×4"
+void require_finite(const Matrix& m, const char* name);  // throws on the first NaN/Inf, naming it
 void require_finite(const Vector& v, const char* name);
 
 }  // namespace attn

@@ -25,9 +25,9 @@ std::vector<std::string> stem_candidates(std::string_view word);
 
 // How a token found its vector.
 enum class Lookup : std::uint8_t {
-  Known = 0,     // the token itself is in the vocabulary
-  Stemmed = 1,   // an inflection stripped ("stations" -> "station") is in the vocabulary
-  Unknown = 2,   // nothing matched: the vector is all zeros, so its scores against every word are 0
+  Known = 0,    // the token itself is in the vocabulary
+  Stemmed = 1,  // an inflection stripped ("stations" -> "station") is in the vocabulary
+  Unknown = 2,  // nothing matched: the vector is all zeros, so its scores against every word are 0
 };
 
 struct EmbeddedToken {
