@@ -48,24 +48,34 @@ Matrix project(const Matrix& X, const Matrix& W, const Vector& b) {
 
 // The shared tail of every head, row convention. `divisor` is √d_k for scaled dot and the constant c
 // for parameter-free attention (1 when nothing is divided).
-AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, float divisor) {
+AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, double divisor) {
   require_no_overflow(Q, "Q");
   require_no_overflow(K, "K");
   require_no_overflow(V, "V");
   AttentionSteps s;
-  // Step 1: raw scores, T×T: query rows, key columns.
-  switch (o.score) {
-    case Score::Dot:
-    case Score::ScaledDot: s.scores = dot_scores(Q, K); break;
-    case Score::Cosine: s.scores = cosine_scores(Q, K); break;
-    case Score::Additive: s.scores = additive_scores(Q, K, o.additive); break;
+  // Steps 1 and 2: raw scores, T×T (query rows, key columns), then ÷ the scale (÷√d_k or c, or the
+  // sheet's floor(x/2)) and the temperature.
+  if ((o.score == Score::Dot || o.score == Score::ScaledDot) && !o.hand_shortcuts) {
+    // Each q·k is summed in double and rounded to float once raw and once ÷ divisor·temperature, both
+    // from the same sum: every score is the correctly rounded exact value (kernels.hpp). Rounding it
+    // again on the way (÷√d_k, ÷T) would add to the error the softmax turns into relative error.
+    s.scores.resize(Q.rows(), K.rows());
+    s.scaled.resize(Q.rows(), K.rows());
+    kernels::multiply_transposed(Q.data(), Q.cols(), K.data(), K.cols(), s.scores.data(), K.rows(), Q.rows(), K.rows(),
+                                 Q.cols(), 1.0, s.scaled.data(), 1.0 / (divisor * o.temperature));
+  } else {
+    switch (o.score) {
+      case Score::Dot:
+      case Score::ScaledDot: s.scores = dot_scores(Q, K); break;
+      case Score::Cosine: s.scores = cosine_scores(Q, K); break;
+      case Score::Additive: s.scores = additive_scores(Q, K, o.additive); break;
+    }
+    if (o.hand_shortcuts && o.score == Score::ScaledDot)
+      s.scaled = s.scores.unaryExpr([](float x) { return std::floor(x / 2.0f); });
+    else
+      s.scaled = s.scores / static_cast<float>(divisor);
+    if (o.temperature != 1.0f) s.scaled /= o.temperature;
   }
-  // Step 2: scale (÷√d_k, or the sheet's floor(x/2)), then the temperature.
-  if (o.hand_shortcuts && o.score == Score::ScaledDot)
-    s.scaled = s.scores.unaryExpr([](float x) { return std::floor(x / 2.0f); });
-  else
-    s.scaled = s.scores / divisor;
-  if (o.temperature != 1.0f) s.scaled /= o.temperature;
   require_no_overflow(s.scores, "the scores");
   require_no_overflow(s.scaled, "the scores ÷ scale ÷ temperature");
   // Step 3: masks turn hidden pairs into -inf, which softmax maps to weight 0.
@@ -84,8 +94,8 @@ AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, f
   return s;
 }
 
-float scale_for(const AttentionOptions& o, Index d_k) {
-  return o.score == Score::ScaledDot ? std::sqrt(static_cast<float>(d_k)) : 1.0f;
+double scale_for(const AttentionOptions& o, Index d_k) {
+  return o.score == Score::ScaledDot ? std::sqrt(static_cast<double>(d_k)) : 1.0;
 }
 
 }  // namespace
@@ -122,7 +132,7 @@ AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionO
 AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionOptions& options) {
   require_options(options);
   detail::require_qkv(Q, K, V, "attention from Q, K, V");
-  const float divisor = scale_for(options, Q.cols());
+  const double divisor = scale_for(options, Q.cols());
   return attend(std::move(Q), std::move(K), std::move(V), options, divisor);
 }
 

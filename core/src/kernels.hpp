@@ -28,14 +28,17 @@ inline constexpr bool kUseForWeightsV = false;
 const char* vector_description();
 
 // ---- products ----------------------------------------------------------------------------------------
-// C (m×n) = A (m×k) · Bᵀ where B is n×k: the scores Q·Kᵀ. Row-major with the given leading dimensions.
+// C (m×n) = A (m×k) · Bᵀ · scale where B is n×k: the scores Q·Kᵀ. Row-major with the given leading
+// dimensions. Each dot product is summed in double and rounded to float once, after the scale: C holds the
+// correctly rounded exact values, the float32 floor. If C2 is given (C's layout) it gets A·Bᵀ·scale2 from
+// the same sums: the raw and the scaled scores in one pass.
 void multiply_transposed(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n,
-                         Index k, float scale = 1.0f);
+                         Index k, double scale = 1.0, float* C2 = nullptr, double scale2 = 1.0);
 // C (m×n) = A (m×k) · B (k×n) (+ C if accumulate): weights·V.
 void multiply(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n, Index k,
               bool accumulate = false);
 
-Matrix multiply_transposed(const Matrix& A, const Matrix& B, float scale = 1.0f);  // A·Bᵀ·scale
+Matrix multiply_transposed(const Matrix& A, const Matrix& B, double scale = 1.0);  // A·Bᵀ·scale
 Matrix multiply(const Matrix& A, const Matrix& B);                                 // A·B
 
 // ---- softmax -----------------------------------------------------------------------------------------
@@ -49,11 +52,12 @@ void softmax_rows(float* data, Index rows, Index cols, Index ld, float inv_tempe
 void exp_array(const float* in, float* out, Index n);
 
 // ---- output-only attention ------------------------------------------------------------------------
-// softmax(Q·Kᵀ · inv_divisor, masks)·V with the online softmax over 64-key tiles, never forming T×T.
-// Q: T_q×d_k, K: T_k×d_k, V: T_k×d_v, out: T_q×d_v, all contiguous row-major. key_padding: null or T_k
-// flags. Scratch: the packed K and V (O(T_k·d)) and one 64×64 tile.
+// softmax(Q·Kᵀ · inv_divisor, masks)·V with the online softmax over 64-key tiles, never forming T×T; the
+// scores are summed in double and rounded once, as multiply_transposed's. Q: T_q×d_k, K: T_k×d_k,
+// V: T_k×d_v, out: T_q×d_v, all contiguous row-major. key_padding: null or T_k flags. Scratch: the packed
+// K (doubles) and V (O(T_k·d)) and one 64×64 tile.
 void streaming_output(const float* Q, const float* K, const float* V, Index T_q, Index T_k, Index d_k, Index d_v,
-                      float inv_divisor, bool causal, const unsigned char* key_padding, float* out);
+                      double inv_divisor, bool causal, const unsigned char* key_padding, float* out);
 
 }  // namespace kernels
 }  // namespace attn

@@ -28,7 +28,7 @@ void softmax_rows(Matrix& m, float inv_temperature) {
   }
 }
 
-Matrix streaming_output(const Matrix& Q, const Matrix& K, const Matrix& V, float inv_divisor, bool causal,
+Matrix streaming_output(const Matrix& Q, const Matrix& K, const Matrix& V, double inv_divisor, bool causal,
                         const KeyPadding& key_padding) {
   constexpr Index kBlock = 64;
   const float neg_inf = -std::numeric_limits<float>::infinity();
@@ -46,8 +46,9 @@ Matrix streaming_output(const Matrix& Q, const Matrix& K, const Matrix& V, float
     const Index k_end = causal ? std::min(T_k, q0 + nq) : T_k;
     for (Index k0 = 0; k0 < k_end; k0 += kBlock) {
       const Index nk = std::min(kBlock, k_end - k0);
-      scores.noalias() = Q.middleRows(q0, nq) * K.middleRows(k0, nk).transpose();  // nq × nk
-      scores *= inv_divisor;
+      // nq × nk, each q·k summed in double and rounded once after the scale.
+      scores = (Q.middleRows(q0, nq).cast<double>() * K.middleRows(k0, nk).cast<double>().transpose() * inv_divisor)
+                   .cast<float>();
       for (Index i = 0; i < nq; ++i) {
         float* s = &scores(i, 0);
         float tile_max = neg_inf;

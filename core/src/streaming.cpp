@@ -2,7 +2,8 @@
 // tiles): for each query keep the running maximum m, the running sum l of exp(s - m) and the running
 // weighted sum of values; when a new block of keys raises the maximum, rescale what was accumulated by
 // exp(m_old - m_new). kernels::streaming_output runs it; reference::streaming_output is the same
-// recurrence written plainly, which the tests hold the kernel to.
+// recurrence written plainly, which the tests hold the kernel to. The scores are rounded to float once,
+// from double sums, as the full path's: both are at the float32 floor (tests/core/test_accuracy.cpp).
 #include "attention/streaming.hpp"
 
 #include <cmath>
@@ -29,8 +30,8 @@ Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const 
   }
   const Matrix& Q = cosine ? Q_unit : Q_in;
   const Matrix& K = cosine ? K_unit : K_in;
-  const float scale = o.score == Score::ScaledDot ? std::sqrt(static_cast<float>(Q.cols())) : 1.0f;
-  const float inv_divisor = 1.0f / (scale * o.temperature);
+  const double scale = o.score == Score::ScaledDot ? std::sqrt(static_cast<double>(Q.cols())) : 1.0;
+  const double inv_divisor = 1.0 / (scale * o.temperature);  // applied to each double sum before rounding
 
   Matrix output(Q.rows(), V.cols());
   kernels::streaming_output(Q.data(), K.data(), V.data(), Q.rows(), K.rows(), Q.cols(), V.cols(), inv_divisor, o.causal,

@@ -83,6 +83,8 @@ Matrix softmax(const Matrix& logits, Axis axis = Axis::Rows, float temperature =
 Matrix softmax_base3(const Matrix& logits, Axis axis = Axis::Rows);
 
 // ---- scores (row convention: one query per row of Q, one key per row of K; result T_q × T_k) --------
+// Each q·k is summed in double and rounded to float once (after ÷√d_k for scaled dot): every score is the
+// correctly rounded exact value, the most float32 can hold.
 Matrix dot_scores(const Matrix& Q, const Matrix& K);
 Matrix scaled_dot_scores(const Matrix& Q, const Matrix& K);  // Q·Kᵀ / √d_k
 Matrix cosine_scores(const Matrix& Q, const Matrix& K);      // a zero vector scores 0 with anything
