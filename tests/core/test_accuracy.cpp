@@ -12,7 +12,8 @@
 //  2. its output is within E of the floor's output o(ŝ), E the float rounding the softmax and the
 //     weighted sum may add after the scores (derived in rounding_bound below);
 // so |output − exact| ≤ |o(ŝ) − exact| + E: the floor, plus a bound that the scores do not enter.
-// The reference is computed here in long double from the same float inputs; for attention() with
+// The reference is computed here in double from the same float inputs (exact products, sums within
+// d_k·2⁻⁵³ of their magnitudes, far below float32's rounding); for attention() with
 // projections, from the core's own float32 Q, K, V (the steps it returns), so the floor there is the
 // one of those inputs.
 #include <algorithm>
@@ -31,8 +32,8 @@ using namespace attn;
 
 namespace {
 
-using LD = long double;
-constexpr LD u = 1.0L / (1 << 24);  // float32's unit roundoff, 2⁻²⁴
+using LD = double;  // the reference's precision (long double is only double under valgrind, and buys nothing here)
+constexpr LD u = 1.0 / (1 << 24);  // float32's unit roundoff, 2⁻²⁴
 
 struct Case {
   Matrix Q, K, V;
@@ -40,7 +41,7 @@ struct Case {
   double divisor = 1;  // √d_k for scaled dot, the constant c for parameter-free attention
 };
 
-// Exact scaled scores of a case (long double), with -inf where masked.
+// Exact scaled scores of a case (double sums of the exact products), with -inf where masked.
 std::vector<std::vector<LD>> exact_scores(const Case& c) {
   const Index T_q = c.Q.rows(), T_k = c.K.rows();
   std::vector<std::vector<LD>> s(static_cast<std::size_t>(T_q), std::vector<LD>(static_cast<std::size_t>(T_k)));
@@ -109,7 +110,7 @@ std::vector<LD> rounding_bound(const Row& r, const Matrix& V) {
       per_value += (7 + std::fabs(r.g[j])) * term;
       additions += std::min(u * A, term);
     }
-    E[static_cast<std::size_t>(c)] = 1.001L * (u * per_value + (sum_terms + 2 * merges * u) * A + additions);
+    E[static_cast<std::size_t>(c)] = 1.001 * (u * per_value + (sum_terms + 2 * merges * u) * A + additions);
   }
   return E;
 }
@@ -154,8 +155,8 @@ Record check_output(const Case& c, const Matrix& output, const char* what) {
 
 // Check 1: the scaled scores (and the raw ones) are the correctly rounded exact values, -inf where masked:
 // within half an ulp (u·|s|), up to what a double sum of the d_k products may be off by itself,
-// d_k·2⁻⁵³·Σ|q_p·k_p| (with 4 more for the double scale, and as much again for this reference when
-// long double is only double, as under valgrind).
+// d_k·2⁻⁵³·Σ|q_p·k_p| (with 4 more for the double scale), and as much again for the reference's own
+// double sums.
 void check_scores(const Case& c, const AttentionSteps& steps, const char* what) {
   const auto s = exact_scores(c);
   const Index d_k = c.Q.cols();
@@ -171,7 +172,7 @@ void check_scores(const Case& c, const AttentionSteps& steps, const char* what) 
       }
       LD magnitude = 0;
       for (Index p = 0; p < d_k; ++p) magnitude += std::fabs(LD{c.Q(i, p)} * LD{c.K(j, p)});
-      const LD sums = 2 * LD(d_k + 4) * std::ldexp(1.0L, -53) * magnitude, factor = LD{c.divisor} * c.o.temperature;
+      const LD sums = 2 * LD(d_k + 4) * std::ldexp(1.0, -53) * magnitude, factor = LD{c.divisor} * c.o.temperature;
       const LD raw = exact * factor;
       const LD error = std::max(std::fabs(got - exact) / (u * std::fabs(exact) + sums / factor),
                                 std::fabs(LD{steps.scores(i, j)} - raw) / (u * std::fabs(raw) + sums));
