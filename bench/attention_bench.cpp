@@ -7,7 +7,7 @@
 // Variants (scaled dot-product attention, Q, K, V: T×64, output softmax(QKᵀ/8)·V):
 //   full         attn::attention_from_qkv: the core's explainer path, every T×T intermediate kept
 //   output       attn::streaming_attention_output: the output-only path (online softmax, O(T·d) scratch)
-//   eigen_sdpa   the maths as the core did it before the kernels: Eigen Q·Kᵀ, the scalar row softmax
+//   eigen_sdpa   the maths as the core did it before the kernels: Eigen Q·Kᵀ, reference::softmax_rows
 //                (std::exp, double sum), Eigen weights·V; output only
 //   kernel_sdpa  the same with attn::kernels (multiply_transposed, softmax_rows, multiply); output only
 //   step_*       one step alone, Eigen/scalar against the kernel (T = 128, 512)
@@ -21,13 +21,13 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <limits>
 #include <string>
 #include <vector>
 
 #include "attention/attention.hpp"
-#include "attention/kernels.hpp"
 #include "attention/streaming.hpp"
+#include "kernels.hpp"
+#include "reference.hpp"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten/heap.h>
@@ -58,35 +58,12 @@ double now_ms() {
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-// The core's row softmax before the kernels (core/src/softmax.cpp's softmax_in_place), kept here as the
-// baseline the kernel is measured against.
-void reference_softmax_rows(Matrix& m) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  for (Index r = 0; r < m.rows(); ++r) {
-    auto row = m.row(r);
-    float max = neg_inf;
-    for (Index j = 0; j < row.size(); ++j) max = std::max(max, row(j));
-    if (max == neg_inf) {
-      row.setZero();
-      continue;
-    }
-    double sum = 0;
-    for (Index j = 0; j < row.size(); ++j) {
-      const float gap = row(j) - max;
-      const float e = row(j) == neg_inf ? 0.0f : gap == 0.0f ? 1.0f : std::exp(gap);
-      row(j) = e;
-      sum += e;
-    }
-    row /= static_cast<float>(sum);
-  }
-}
-
 struct Options {
   bool smoke = false;
   std::string label = "native";
   std::string only;
   Index only_T = 0;
-  int reps = 0;            // 0: adaptive
+  int reps = 0;  // 0: adaptive
   double min_time_ms = 400;
 };
 
@@ -154,7 +131,7 @@ void sdpa(const Options& o, Index T, bool steps) {
   run(o, "sdpa", "output", T, flops, [&] { return streaming_attention_output(Q, K, V); });
   run(o, "sdpa", "eigen_sdpa", T, flops, [&] {
     Matrix S = (Q * K.transpose()) * inv;
-    reference_softmax_rows(S);
+    reference::softmax_rows(S, 1.0f);
     return Matrix(S * V);
   });
   run(o, "sdpa", "kernel_sdpa", T, flops, [&] {
@@ -166,12 +143,12 @@ void sdpa(const Options& o, Index T, bool steps) {
   const double half = 2.0 * T * T * d;
   const Matrix S = (Q * K.transpose()) * inv;
   Matrix P = S;
-  reference_softmax_rows(P);
+  reference::softmax_rows(P, 1.0f);
   run(o, "step", "qk_eigen", T, half, [&] { return Matrix((Q * K.transpose()) * inv); });
   run(o, "step", "qk_kernel", T, half, [&] { return kernels::multiply_transposed(Q, K, inv); });
   run(o, "step", "softmax_scalar", T, 0, [&] {
     Matrix m = S;
-    reference_softmax_rows(m);
+    reference::softmax_rows(m, 1.0f);
     return m;
   });
   run(o, "step", "softmax_kernel", T, 0, [&] {
@@ -214,12 +191,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    if (a == "--smoke") o.smoke = true;
-    else if (a == "--label") o.label = value();
-    else if (a == "--only") o.only = value();
-    else if (a == "--T") o.only_T = std::stol(value());
-    else if (a == "--reps") o.reps = std::stoi(value());
-    else if (a == "--min-time") o.min_time_ms = std::stod(value()) * 1000;
+    if (a == "--smoke")
+      o.smoke = true;
+    else if (a == "--label")
+      o.label = value();
+    else if (a == "--only")
+      o.only = value();
+    else if (a == "--T")
+      o.only_T = std::stol(value());
+    else if (a == "--reps")
+      o.reps = std::stoi(value());
+    else if (a == "--min-time")
+      o.min_time_ms = std::stod(value()) * 1000;
     else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());
       return 2;
@@ -243,10 +226,11 @@ int main(int argc, char** argv) {
   std::printf("\"results\":[");
   for (std::size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
-    std::printf("%s\n{\"kind\":\"%s\",\"variant\":\"%s\",\"T\":%ld,\"median_ms\":%.6f,\"min_ms\":%.6f,\"reps\":%d,"
-                "\"flops\":%.0f,\"checksum\":%.9g,\"head\":[",
-                i ? "," : "", r.kind.c_str(), r.variant.c_str(), static_cast<long>(r.T), r.median_ms, r.min_ms, r.reps,
-                r.flops, r.checksum);
+    std::printf(
+        "%s\n{\"kind\":\"%s\",\"variant\":\"%s\",\"T\":%ld,\"median_ms\":%.6f,\"min_ms\":%.6f,\"reps\":%d,"
+        "\"flops\":%.0f,\"checksum\":%.9g,\"head\":[",
+        i ? "," : "", r.kind.c_str(), r.variant.c_str(), static_cast<long>(r.T), r.median_ms, r.min_ms, r.reps, r.flops,
+        r.checksum);
     for (std::size_t j = 0; j < r.head.size(); ++j) std::printf("%s%.9g", j ? "," : "", r.head[j]);
     std::printf("]}");
   }

@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 bash scripts/setup.sh
 
+echo "== C++ format (clang-format-14 with .clang-format; bash scripts/format.sh fixes it)"
+bash scripts/format.sh --check
+
 echo "== native tests (Release)"
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$jobs"

@@ -42,6 +42,8 @@ function toNumber(value, where) {
   return value;
 }
 
+// The one place a matrix argument is checked for form (the core checks its values and how its shape fits
+// the other operands): {rows, cols, data} with rows·cols values, or an array of equal-length rows.
 function asMatrix(input, name) {
   if (input === undefined || input === null) throw new AttentionError(`${name} is missing`);
   if (input.data !== undefined) {
@@ -71,6 +73,22 @@ function asVector(input, name) {
 }
 
 const SCORES = ['dot', 'scaled_dot', 'cosine', 'additive'];
+/** The steps of one head, in the order of their bits in the mask the bindings read (bindings.cpp, to_js). */
+const STEPS = ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output'];
+const ALL_STEPS = (1 << STEPS.length) - 1;
+
+// `keep`: which steps of each head come back (copied out of the wasm heap); all of them when not given.
+function keepMask(keep) {
+  if (keep === undefined) return ALL_STEPS;
+  if (!Array.isArray(keep)) throw new AttentionError(`keep must be an array of step names (${STEPS.join(', ')})`);
+  let mask = 0;
+  for (const name of keep) {
+    const bit = STEPS.indexOf(name);
+    if (bit < 0) throw new AttentionError(`keep: unknown step ${JSON.stringify(name)}; use ${STEPS.join(', ')}`);
+    mask |= 1 << bit;
+  }
+  return mask;
+}
 
 // Options are checked for type here because a wrongly typed value would otherwise throw inside
 // Embind's conversion, in the middle of a wasm call.
@@ -87,8 +105,9 @@ function asOptions(options = {}) {
   out.causal = Boolean(options.causal);
   out.handShortcuts = Boolean(options.handShortcuts);
   if (options.keyPadding !== undefined && options.keyPadding !== null) {
-    out.keyPadding = Float32Array.from(options.keyPadding, (flag) => (flag ? 1 : 0));
+    out.keyPadding = Uint8Array.from(options.keyPadding, (flag) => (flag ? 1 : 0));
   }
+  if (options.keep !== undefined) out.keep = keepMask(options.keep);
   if (options.additive) {
     const { W1, W2, v } = options.additive;
     out.additive = { W1: asMatrix(W1, 'additive.W1'), W2: asMatrix(W2, 'additive.W2'), v: asVector(v, 'additive.v') ?? new Float32Array(0) };
@@ -183,11 +202,11 @@ function wrap(raw) {
       this.#handle = handle;
       Object.assign(this, handle.info());
     }
-    run(sentence, { top = 5 } = {}) {
+    run(sentence, { top = 5, keep } = {}) {
       if (!this.#handle) throw new AttentionError('this model was deleted');
       if (typeof sentence !== 'string') throw new AttentionError('run needs a string');
       if (!Number.isInteger(top) || top < 0) throw new AttentionError(`top must be a whole number ≥ 0, got ${JSON.stringify(top)}`);
-      return checked(this.#handle.run(sentence, top));
+      return checked(this.#handle.run(sentence, top, keepMask(keep)));
     }
     /**
      * Layer `layer`'s (from 0) learnt attention weights, copied out of the core: heads[h] = {Wq, Wk, Wv}

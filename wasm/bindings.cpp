@@ -5,8 +5,8 @@
 // the nearest-words search (the larger module, loaded on demand).
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
-#include <malloc.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <limits>
@@ -16,7 +16,7 @@
 #include "attention/attention.hpp"
 #if ATTN_WASM_MODEL
 #include <cmath>
-#include <sstream>
+#include <cstdio>
 
 #include "attention/model.hpp"
 #endif
@@ -30,21 +30,28 @@ using namespace attn;
 namespace {
 
 // ---- JS → C++ -------------------------------------------------------------------------------------
-// A matrix arrives as {rows, cols, data: Float32Array}; the wrapper has already checked it is one.
-Matrix to_matrix(const val& m, const char* name) {
-  if (m.isUndefined() || m.isNull()) throw AttentionError(std::string(name) + " is missing");
-  const Index rows = m["rows"].as<Index>(), cols = m["cols"].as<Index>();
-  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(m["data"]);
-  if (rows < 0 || cols < 0 || static_cast<std::size_t>(rows * cols) != data.size())
-    throw AttentionError(std::string(name) + " says " + std::to_string(rows) + "×" + std::to_string(cols) +
-                         " but holds " + std::to_string(data.size()) + " values");
-  return Eigen::Map<const Matrix>(data.data(), rows, cols);
+// wasm/attention.js is the one place that checks what a JS caller passed is a matrix (or a vector, a
+// mask, an option of the right type); the core checks the values and how the shapes fit together.
+// Here each input is copied once, by one TypedArray.set straight into the storage of the C++ object
+// on the wasm heap.
+template <typename T>
+void copy_in(const val& from, T* into, std::size_t n) {
+  val(emscripten::typed_memory_view(n, into)).call<void>("set", from);
 }
 
+// {rows, cols, data: Float32Array of rows·cols values}.
+Matrix to_matrix(const val& m) {
+  Matrix out(m["rows"].as<Index>(), m["cols"].as<Index>());
+  copy_in(m["data"], out.data(), static_cast<std::size_t>(out.size()));
+  return out;
+}
+
+// A Float32Array, or undefined for none.
 Vector to_vector(const val& v) {
-  if (v.isUndefined() || v.isNull()) return {};
-  const std::vector<float> data = emscripten::convertJSArrayToNumberVector<float>(v);
-  return Eigen::Map<const Vector>(data.data(), static_cast<Index>(data.size()));
+  if (v.isUndefined()) return {};
+  Vector out(v["length"].as<Index>());
+  copy_in(v, out.data(), static_cast<std::size_t>(out.size()));
+  return out;
 }
 
 Score to_score(const std::string& name) {
@@ -55,27 +62,26 @@ Score to_score(const std::string& name) {
   throw AttentionError("unknown score \"" + name + "\"; use dot, scaled_dot, cosine or additive");
 }
 
+// The options object attention.js builds (asOptions): every field present and typed.
 AttentionOptions to_options(const val& o, Score default_score) {
   AttentionOptions options;
-  options.score = default_score;
-  if (o.isUndefined() || o.isNull()) return options;
-  if (!o["score"].isUndefined()) options.score = to_score(o["score"].as<std::string>());
+  options.score = o["score"].isUndefined() ? default_score : to_score(o["score"].as<std::string>());
   if (!o["temperature"].isUndefined()) options.temperature = o["temperature"].as<float>();
   options.causal = o["causal"].as<bool>();
   options.hand_shortcuts = o["handShortcuts"].as<bool>();
-  if (!o["keyPadding"].isUndefined() && !o["keyPadding"].isNull())
-    for (float flag : emscripten::convertJSArrayToNumberVector<float>(o["keyPadding"]))
-      options.key_padding.push_back(flag != 0 ? 1 : 0);
+  const val padding = o["keyPadding"];  // a Uint8Array of 0/1 flags
+  if (!padding.isUndefined()) {
+    options.key_padding.resize(padding["length"].as<std::size_t>());
+    copy_in(padding, options.key_padding.data(), options.key_padding.size());
+  }
   const val additive = o["additive"];
-  if (!additive.isUndefined() && !additive.isNull())
-    options.additive = {to_matrix(additive["W1"], "additive.W1"), to_matrix(additive["W2"], "additive.W2"),
-                        to_vector(additive["v"])};
+  if (!additive.isUndefined())
+    options.additive = {to_matrix(additive["W1"]), to_matrix(additive["W2"]), to_vector(additive["v"])};
   return options;
 }
 
 HeadWeights to_head(const val& w) {
-  if (w.isUndefined() || w.isNull()) throw AttentionError("head weights are missing");
-  return {to_matrix(w["Wq"], "Wq"), to_matrix(w["Wk"], "Wk"), to_matrix(w["Wv"], "Wv"),
+  return {to_matrix(w["Wq"]), to_matrix(w["Wk"]), to_matrix(w["Wv"]),
           to_vector(w["bq"]), to_vector(w["bk"]), to_vector(w["bv"])};
 }
 
@@ -91,15 +97,23 @@ val to_js(const Matrix& m) {
   return out;
 }
 
-val to_js(const AttentionSteps& s) {
+// Which steps of a head the caller keeps: bit i for the i-th of Q, K, V, scores, scaled, weights, output
+// (attention.js turns its `keep` option into these bits; all seven unless it was given).
+constexpr unsigned kAllSteps = 0x7f;
+unsigned keep_of(const val& options) {
+  const val keep = options["keep"];
+  return keep.isUndefined() ? kAllSteps : keep.as<unsigned>();
+}
+
+// Only the kept steps are copied out: at T = 1,024 each T×T step is 4 MB.
+val to_js(const AttentionSteps& s, unsigned keep) {
+  const std::pair<const char*, const Matrix*> steps[] = {{"Q", &s.Q},           {"K", &s.K},
+                                                         {"V", &s.V},           {"scores", &s.scores},
+                                                         {"scaled", &s.scaled}, {"weights", &s.weights},
+                                                         {"output", &s.output}};
   val out = val::object();
-  out.set("Q", to_js(s.Q));
-  out.set("K", to_js(s.K));
-  out.set("V", to_js(s.V));
-  out.set("scores", to_js(s.scores));
-  out.set("scaled", to_js(s.scaled));
-  out.set("weights", to_js(s.weights));
-  out.set("output", to_js(s.output));
+  for (unsigned i = 0; i < 7; ++i)
+    if (keep & (1u << i)) out.set(steps[i].first, to_js(*steps[i].second));
   return out;
 }
 
@@ -119,9 +133,8 @@ val guarded(Body&& body) {
 
 // ---- entry points ---------------------------------------------------------------------------------
 val softmax_js(val logits, bool by_columns, float temperature) {
-  return guarded([&] {
-    return to_js(softmax(to_matrix(logits, "logits"), by_columns ? Axis::Columns : Axis::Rows, temperature));
-  });
+  return guarded(
+      [&] { return to_js(softmax(to_matrix(logits), by_columns ? Axis::Columns : Axis::Rows, temperature)); });
 }
 
 val tokenize_js(std::string text) {
@@ -134,31 +147,31 @@ val tokenize_js(std::string text) {
 
 val parameter_free_js(val X, float constant, val options) {
   return guarded([&] {
-    return to_js(parameter_free_attention(to_matrix(X, "X"), constant, to_options(options, Score::Dot)));
+    return to_js(parameter_free_attention(to_matrix(X), constant, to_options(options, Score::Dot)), keep_of(options));
   });
 }
 
 val attention_js(val X, val weights, val options, bool by_columns) {
   return guarded([&] {
-    const Matrix x = to_matrix(X, "X");
+    const Matrix x = to_matrix(X);
     const HeadWeights w = to_head(weights);
     const AttentionOptions o = to_options(options, Score::ScaledDot);
-    return to_js(by_columns ? attention_by_columns(x, w, o) : attention(x, w, o));
+    return to_js(by_columns ? attention_by_columns(x, w, o) : attention(x, w, o), keep_of(options));
   });
 }
 
 // Output only, for long inputs: the streaming (online) softmax never forms the T×T weights.
 val attention_output_js(val Q, val K, val V, val options) {
   return guarded([&] {
-    return to_js(streaming_attention_output(to_matrix(Q, "Q"), to_matrix(K, "K"), to_matrix(V, "V"),
-                                            to_options(options, Score::ScaledDot)));
+    return to_js(
+        streaming_attention_output(to_matrix(Q), to_matrix(K), to_matrix(V), to_options(options, Score::ScaledDot)));
   });
 }
 
 val query_terms_js(val steps, int query) {
   return guarded([&] {
-    const QueryTerms t = query_terms(to_matrix(steps["Q"], "Q"), to_matrix(steps["K"], "K"), to_matrix(steps["V"], "V"),
-                                     to_matrix(steps["weights"], "weights"), query);
+    const QueryTerms t = query_terms(to_matrix(steps["Q"]), to_matrix(steps["K"]), to_matrix(steps["V"]),
+                                     to_matrix(steps["weights"]), query);
     val out = val::object();
     out.set("products", to_js(t.products));
     out.set("weighted", to_js(t.weighted));
@@ -170,15 +183,15 @@ val multi_head_js(val X, val weights, val options) {
   return guarded([&] {
     MultiHeadWeights w;
     const val heads = weights["heads"];
-    if (heads.isUndefined() || !heads.isArray()) throw AttentionError("multiHead needs weights.heads, an array of heads");
     const unsigned count = heads["length"].as<unsigned>();
     for (unsigned h = 0; h < count; ++h) w.heads.push_back(to_head(heads[h]));
-    w.W_O = to_matrix(weights["Wo"], "Wo");
+    w.W_O = to_matrix(weights["Wo"]);
     w.b_O = to_vector(weights["bo"]);
-    const MultiHeadSteps steps = multi_head_attention(to_matrix(X, "X"), w, to_options(options, Score::ScaledDot));
+    const MultiHeadSteps steps = multi_head_attention(to_matrix(X), w, to_options(options, Score::ScaledDot));
+    const unsigned keep = keep_of(options);
     val out = val::object();
     val head_steps = val::array();
-    for (const AttentionSteps& s : steps.heads) head_steps.call<void>("push", to_js(s));
+    for (const AttentionSteps& s : steps.heads) head_steps.call<void>("push", to_js(s, keep));
     out.set("heads", head_steps);
     out.set("concat", to_js(steps.concat));
     out.set("output", to_js(steps.output));
@@ -265,9 +278,7 @@ class NearestWordsHandle {
   explicit NearestWordsHandle(const WordVectorsHandle& vectors) : vectors_(&vectors) {}
 
   // The row of a word, or -1.
-  int find(std::string word) const {
-    return vectors_->table() ? static_cast<int>(vectors_->table()->find(word)) : -1;
-  }
+  int find(std::string word) const { return vectors_->table() ? static_cast<int>(vectors_->table()->find(word)) : -1; }
 
   // vector: dim values (Float32Array); exclude: row ids (Int32Array). Returns [{ word, id, similarity }],
   // best first, or an Error.
@@ -341,8 +352,9 @@ class LanguageModelHandle {
     return out;
   }
 
-  // Every step of the forward pass on a sentence, the rollout and the top_k next words.
-  val run(std::string text, unsigned top_k) const {
+  // Every step of the forward pass on a sentence (of each head's steps only the kept ones, see to_js),
+  // the rollout and the top_k next words.
+  val run(std::string text, unsigned top_k, unsigned keep) const {
     return guarded([&] {
       if (!loaded_) throw AttentionError("no model is loaded");
       const ModelRun r = run_model(model_, text, top_k);
@@ -359,14 +371,14 @@ class LanguageModelHandle {
       put(out, "tokens", tokens);
       put(out, "input", to_js(r.steps.input));
       val layers = val::array();
-      for (const EncoderLayerSteps& layer : r.steps.layers) {
+      for (const LayerSteps& layer : r.steps.layers) {
         val heads = val::array();
-        for (const AttentionSteps& head : layer.attention.heads) push(heads, to_js(head));
+        for (const AttentionSteps& head : layer.attention.heads) push(heads, to_js(head, keep));
         val steps = val::object();
         put(steps, "attentionInput", to_js(layer.attention_input));  // LN1(x): what the heads read
         put(steps, "heads", heads);
-        put(steps, "concat", to_js(layer.attention.concat));            // the heads' outputs side by side
-        put(steps, "multiHeadOutput", to_js(layer.attention.output));   // concat·W_O + b_O
+        put(steps, "concat", to_js(layer.attention.concat));           // the heads' outputs side by side
+        put(steps, "multiHeadOutput", to_js(layer.attention.output));  // concat·W_O + b_O
         put(steps, "afterAttention", to_js(layer.after_attention));
         put(steps, "output", to_js(layer.output));
         push(layers, steps);
@@ -396,10 +408,10 @@ class LanguageModelHandle {
       if (!loaded_) throw AttentionError("no model is loaded");
       const std::size_t count = model_.layers.size();
       if (!(layer >= 0 && layer < static_cast<double>(count) && layer == std::floor(layer))) {
-        std::ostringstream message;
-        message << "layer " << layer << " is out of range: the model has " << count << " layers, numbered 0 to "
-                << count - 1;
-        throw AttentionError(message.str());
+        char message[160];
+        std::snprintf(message, sizeof message, "layer %g is out of range: the model has %zu layers, numbered 0 to %zu",
+                      layer, count, count - 1);
+        throw AttentionError(message);
       }
       const MultiHeadWeights& w = model_.layers[static_cast<std::size_t>(layer)].attention;
       val heads = val::array();

@@ -1,63 +1,50 @@
 // Self-attention, one head: parameter-free (equation I), projected Q/K/V (equation II) in the row
 // convention, and the by-hand column convention. Each step is kept so a page can show it.
 #include <cmath>
-#include <sstream>
 
 #include "attention/attention.hpp"
-#include "attention/kernels.hpp"
+#include "checks.hpp"
+#include "kernels.hpp"
 
 namespace attn {
 namespace {
 
+using detail::fail;
+using detail::ll;
+using detail::require_no_overflow;
+
+// weights·V: row i of the result is Σ_j weights(i, j)·v_j (the weighted sum of the values).
+Matrix times(const Matrix& weights, const Matrix& V) {
+  if constexpr (kernels::kUseForWeightsV)
+    return kernels::multiply(weights, V);  // wasm: see kernels.hpp
+  else
+    return weights * V;
+}
+
 void require_sequence(const Matrix& X, const char* layout) {
-  if (X.rows() == 0 || X.cols() == 0) {
-    std::ostringstream s;
-    s << "X is " << shape_of(X) << " (" << layout << "); it needs at least one token and one feature";
-    throw AttentionError(s.str());
-  }
+  if (X.rows() == 0 || X.cols() == 0)
+    fail("X is %s (%s); it needs at least one token and one feature", shape_of(X).c_str(), layout);
   require_finite(X, "X");
 }
 
 void require_options(const AttentionOptions& o) {
-  if (!(o.temperature > 0) || !std::isfinite(o.temperature)) {
-    std::ostringstream s;
-    s << "temperature must be a finite number > 0, got " << o.temperature;
-    throw AttentionError(s.str());
-  }
+  detail::require_temperature(o.temperature);
   if (o.hand_shortcuts && (o.score == Score::Cosine || o.score == Score::Additive))
-    throw AttentionError("the hand shortcuts (3^x, floor(x/2)) apply to dot and scaled-dot scores only");
+    fail("the hand shortcuts (3^x, floor(x/2)) apply to dot and scaled-dot scores only");
 }
 
 // Checks one projection W and its optional bias. `rows_are_input` says which side of W meets X:
 // row convention W is d_model×d_out (rows meet X), column convention W is d_out×d_model.
-void require_projection(const Matrix& W, Index d_model, bool rows_are_input, const Vector& bias,
-                        const char* name, const char* bias_name, const char* layout) {
+void require_projection(const Matrix& W, Index d_model, bool rows_are_input, const Vector& bias, const char* name,
+                        const char* bias_name, const char* layout) {
   const Index input_side = rows_are_input ? W.rows() : W.cols();
   const Index out = rows_are_input ? W.cols() : W.rows();
-  if (input_side != d_model || out == 0) {
-    std::ostringstream s;
-    s << name << " is " << shape_of(W) << " but must be "
-      << (rows_are_input ? std::to_string(d_model) + "×d_out" : "d_out×" + std::to_string(d_model)) << " with d_out ≥ 1 ("
-      << layout << ")";
-    throw AttentionError(s.str());
-  }
+  if (input_side != d_model || out == 0)
+    fail(rows_are_input ? "%s is %s but must be %lld×d_out with d_out ≥ 1 (%s)"
+                        : "%s is %s but must be d_out×%lld with d_out ≥ 1 (%s)",
+         name, shape_of(W).c_str(), ll(d_model), layout);
   require_finite(W, name);
-  if (bias.size() != 0 && bias.size() != out) {
-    std::ostringstream s;
-    s << bias_name << " has " << bias.size() << " entries but " << name << " gives vectors of length " << out;
-    throw AttentionError(s.str());
-  }
-  require_finite(bias, bias_name);
-}
-
-// Finite inputs can still overflow float32 on the way (X·W, q·k, ÷ a tiny temperature): refuse the
-// result with a clear error rather than return Inf/NaN (or mistake a -Inf score for a mask).
-void require_no_overflow(const Matrix& m, const char* what) {
-  if (!m.allFinite()) {
-    std::ostringstream s;
-    s << what << " (" << shape_of(m) << ") overflows float32: the inputs are too large for it (|value| > 3.4e38)";
-    throw AttentionError(s.str());
-  }
+  if (bias.size() != 0) detail::require_length(bias, out, bias_name, name);
 }
 
 // Q·W (+ b on every row).
@@ -69,24 +56,34 @@ Matrix project(const Matrix& X, const Matrix& W, const Vector& b) {
 
 // The shared tail of every head, row convention. `divisor` is √d_k for scaled dot and the constant c
 // for parameter-free attention (1 when nothing is divided).
-AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, float divisor) {
+AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, double divisor) {
   require_no_overflow(Q, "Q");
   require_no_overflow(K, "K");
   require_no_overflow(V, "V");
   AttentionSteps s;
-  // Step 1: raw scores, T×T: query rows, key columns.
-  switch (o.score) {
-    case Score::Dot:
-    case Score::ScaledDot: s.scores = dot_scores(Q, K); break;
-    case Score::Cosine: s.scores = cosine_scores(Q, K); break;
-    case Score::Additive: s.scores = additive_scores(Q, K, o.additive); break;
+  // Steps 1 and 2: raw scores, T×T (query rows, key columns), then ÷ the scale (÷√d_k or c, or the
+  // sheet's floor(x/2)) and the temperature.
+  if ((o.score == Score::Dot || o.score == Score::ScaledDot) && !o.hand_shortcuts) {
+    // Each q·k is summed in double and rounded to float once raw and once ÷ divisor·temperature, both
+    // from the same sum: every score is the correctly rounded exact value (kernels.hpp). Rounding it
+    // again on the way (÷√d_k, ÷T) would add to the error the softmax turns into relative error.
+    s.scores.resize(Q.rows(), K.rows());
+    s.scaled.resize(Q.rows(), K.rows());
+    kernels::multiply_transposed(Q.data(), Q.cols(), K.data(), K.cols(), s.scores.data(), K.rows(), Q.rows(), K.rows(),
+                                 Q.cols(), 1.0, s.scaled.data(), 1.0 / (divisor * o.temperature));
+  } else {
+    switch (o.score) {
+      case Score::Dot:
+      case Score::ScaledDot: s.scores = dot_scores(Q, K); break;
+      case Score::Cosine: s.scores = cosine_scores(Q, K); break;
+      case Score::Additive: s.scores = additive_scores(Q, K, o.additive); break;
+    }
+    if (o.hand_shortcuts && o.score == Score::ScaledDot)
+      s.scaled = s.scores.unaryExpr([](float x) { return std::floor(x / 2.0f); });
+    else
+      s.scaled = s.scores / static_cast<float>(divisor);
+    if (o.temperature != 1.0f) s.scaled /= o.temperature;
   }
-  // Step 2: scale (÷√d_k, or the sheet's floor(x/2)), then the temperature.
-  if (o.hand_shortcuts && o.score == Score::ScaledDot)
-    s.scaled = s.scores.unaryExpr([](float x) { return std::floor(x / 2.0f); });
-  else
-    s.scaled = s.scores / divisor;
-  if (o.temperature != 1.0f) s.scaled /= o.temperature;
   require_no_overflow(s.scores, "the scores");
   require_no_overflow(s.scaled, "the scores ÷ scale ÷ temperature");
   // Step 3: masks turn hidden pairs into -inf, which softmax maps to weight 0.
@@ -94,10 +91,7 @@ AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, f
   // Step 4: softmax along each query's row (3^x on the sheet).
   s.weights = o.hand_shortcuts ? softmax_base3(s.scaled, Axis::Rows) : softmax(s.scaled, Axis::Rows);
   // Step 5: weighted sum of values, T×T · T×d_v = T×d_v.
-  if constexpr (kernels::kUseForWeightsV)
-    s.output = kernels::multiply(s.weights, V);  // wasm: see kernels.hpp
-  else
-    s.output = s.weights * V;
+  s.output = times(s.weights, V);
   require_no_overflow(s.output, "the output weights·V");
   s.Q = std::move(Q);
   s.K = std::move(K);
@@ -105,8 +99,8 @@ AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, f
   return s;
 }
 
-float scale_for(const AttentionOptions& o, Index d_k) {
-  return o.score == Score::ScaledDot ? std::sqrt(static_cast<float>(d_k)) : 1.0f;
+double scale_for(const AttentionOptions& o, Index d_k) {
+  return o.score == Score::ScaledDot ? std::sqrt(static_cast<double>(d_k)) : 1.0;
 }
 
 }  // namespace
@@ -115,12 +109,11 @@ AttentionSteps parameter_free_attention(const Matrix& X, float constant, const A
   require_sequence(X, "T tokens × d features");
   require_options(options);
   if (options.score != Score::Dot && options.score != Score::Cosine)
-    throw AttentionError("parameter-free attention scores with the plain dot product x_i·x_j (or its cosine); set score to Dot or Cosine");
-  if (!(constant > 0) || !std::isfinite(constant)) {
-    std::ostringstream s;
-    s << "the constant c in softmax(X·Xᵀ / c) must be a finite number > 0, got " << constant;
-    throw AttentionError(s.str());
-  }
+    fail(
+        "parameter-free attention scores with the plain dot product x_i·x_j (or its cosine); set score to Dot or "
+        "Cosine");
+  if (!(constant > 0) || !std::isfinite(constant))
+    fail("the constant c in softmax(X·Xᵀ / c) must be a finite number > 0, got %g", double{constant});
   // No learned weights: Q = K = V = X.
   return attend(X, X, X, options, constant);
 }
@@ -134,11 +127,9 @@ AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionO
   require_projection(w.W_K, d_model, true, w.b_K, "W_K", "b_K", layout);
   require_projection(w.W_V, d_model, true, w.b_V, "W_V", "b_V", layout);
   const Index d_k = w.W_Q.cols();
-  if (w.W_K.cols() != d_k) {
-    std::ostringstream s;
-    s << "W_Q (" << shape_of(w.W_Q) << ") and W_K (" << shape_of(w.W_K) << ") must give queries and keys of the same length d_k";
-    throw AttentionError(s.str());
-  }
+  if (w.W_K.cols() != d_k)
+    fail("W_Q (%s) and W_K (%s) must give queries and keys of the same length d_k", shape_of(w.W_Q).c_str(),
+         shape_of(w.W_K).c_str());
   Matrix Q = project(X, w.W_Q, w.b_Q);  // T×d_k
   Matrix K = project(X, w.W_K, w.b_K);  // T×d_k
   Matrix V = project(X, w.W_V, w.b_V);  // T×d_v
@@ -147,31 +138,18 @@ AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionO
 
 AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionOptions& options) {
   require_options(options);
-  if (Q.size() == 0 || K.size() == 0 || V.size() == 0 || Q.cols() != K.cols() || K.rows() != V.rows()) {
-    std::ostringstream s;
-    s << "attention from Q " << shape_of(Q) << ", K " << shape_of(K) << ", V " << shape_of(V)
-      << ": they must be non-empty, Q and K must share d_k, and V needs one row per key";
-    throw AttentionError(s.str());
-  }
-  require_finite(Q, "Q");
-  require_finite(K, "K");
-  require_finite(V, "V");
-  const float divisor = scale_for(options, Q.cols());
+  detail::require_qkv(Q, K, V, "attention from Q, K, V");
+  const double divisor = scale_for(options, Q.cols());
   return attend(std::move(Q), std::move(K), std::move(V), options, divisor);
 }
 
 QueryTerms query_terms(const Matrix& Q, const Matrix& K, const Matrix& V, const Matrix& weights, Index query) {
-  if (Q.cols() != K.cols() || K.rows() != V.rows() || weights.rows() != Q.rows() || weights.cols() != K.rows()) {
-    std::ostringstream s;
-    s << "query terms: Q " << shape_of(Q) << ", K " << shape_of(K) << ", V " << shape_of(V) << " and weights "
-      << shape_of(weights) << " do not belong together (weights must be T_q×T_k, V must have T_k rows)";
-    throw AttentionError(s.str());
-  }
-  if (query < 0 || query >= Q.rows()) {
-    std::ostringstream s;
-    s << "query " << query << " is outside 0.." << Q.rows() - 1;
-    throw AttentionError(s.str());
-  }
+  if (Q.cols() != K.cols() || K.rows() != V.rows() || weights.rows() != Q.rows() || weights.cols() != K.rows())
+    fail(
+        "query terms: Q %s, K %s, V %s and weights %s do not belong together (weights must be T_q×T_k, V must "
+        "have T_k rows)",
+        shape_of(Q).c_str(), shape_of(K).c_str(), shape_of(V).c_str(), shape_of(weights).c_str());
+  if (query < 0 || query >= Q.rows()) fail("query %lld is outside 0..%lld", ll(query), ll(Q.rows() - 1));
   QueryTerms terms;
   // q_i ∘ k_j for every key j: K with each row multiplied entrywise by q_i.
   terms.products = K.array().rowwise() * Q.row(query).array();  // T_k × d_k
@@ -181,19 +159,12 @@ QueryTerms query_terms(const Matrix& Q, const Matrix& K, const Matrix& V, const 
 }
 
 Matrix weighted_sum(const Matrix& weights, const Matrix& V) {
-  if (weights.cols() != V.rows() || weights.size() == 0 || V.size() == 0) {
-    std::ostringstream s;
-    s << "weighted sum: weights " << shape_of(weights) << " · V " << shape_of(V)
-      << " needs one row of V per column of the weights, and neither empty";
-    throw AttentionError(s.str());
-  }
+  if (weights.cols() != V.rows() || weights.size() == 0 || V.size() == 0)
+    fail("weighted sum: weights %s · V %s needs one row of V per column of the weights, and neither empty",
+         shape_of(weights).c_str(), shape_of(V).c_str());
   require_finite(weights, "weights");
   require_finite(V, "V");
-  Matrix out;  // T_q × d_v: row i = Σ_j weights(i, j)·v_j
-  if constexpr (kernels::kUseForWeightsV)
-    out = kernels::multiply(weights, V);  // wasm: see kernels.hpp
-  else
-    out = weights * V;
+  Matrix out = times(weights, V);  // T_q × d_v
   require_no_overflow(out, "the weighted sum weights·V");
   return out;
 }
@@ -209,10 +180,10 @@ AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w, const
   // transposed: the column convention is the row convention read sideways.
   const HeadWeights row_weights{w.W_Q.transpose(), w.W_K.transpose(), w.W_V.transpose(), w.b_Q, w.b_K, w.b_V};
   AttentionSteps s = attention(X.transpose(), row_weights, options);
-  s.Q.transposeInPlace();        // d_k×T
-  s.K.transposeInPlace();        // d_k×T
-  s.V.transposeInPlace();        // d_v×T
-  s.scores.transposeInPlace();   // T×T: key rows, query columns (Kᵀ·Q)
+  s.Q.transposeInPlace();       // d_k×T
+  s.K.transposeInPlace();       // d_k×T
+  s.V.transposeInPlace();       // d_v×T
+  s.scores.transposeInPlace();  // T×T: key rows, query columns (Kᵀ·Q)
   s.scaled.transposeInPlace();
   s.weights.transposeInPlace();  // each column sums to 1
   s.output.transposeInPlace();   // Z = V·A, d_v×T

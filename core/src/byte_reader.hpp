@@ -1,32 +1,16 @@
 // Internal to core/src (not part of the API): what the two file parsers share — the vectors file
-// (word_vectors.cpp) and the language model's file (model_file.cpp) — plus the printf-style error
-// helper model.cpp uses too. Little-endian fields, every read bounds-checked.
+// (word_vectors.cpp) and the language model's file (model_file.cpp). Little-endian fields, every read
+// bounds-checked.
 #pragma once
 
-#include <cstdarg>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <string_view>
 
-#include "attention/attention.hpp"
+#include "checks.hpp"
 
 namespace attn::detail {
-
-using ull = unsigned long long;
-
-// Throws AttentionError with a printf-formatted message. One out-of-line formatter: the parsers have
-// many refusals, and string arithmetic inlined at each of them (with its exception clean-ups) would
-// bloat the shipped wasm several-fold.
-[[noreturn]] inline __attribute__((noinline, format(printf, 1, 2))) void fail(const char* format, ...) {
-  char message[640];
-  std::va_list args;
-  va_start(args, format);
-  std::vsnprintf(message, sizeof message, format, args);
-  va_end(args);
-  throw AttentionError(message);
-}
 
 // "layer 3 " for a layer's tensors, "" for the rest of a file.
 inline std::string layer_prefix(std::int64_t layer) { return layer >= 0 ? "layer " + std::to_string(layer) + " " : ""; }

@@ -1,18 +1,79 @@
-// Shape and value checks shared by every entry point, so each error message names what was wrong.
-#include <cmath>
-#include <sstream>
+// Shape and value checks shared by every entry point, and the one error helper, so each message names
+// what was wrong.
+#include "checks.hpp"
 
-#include "attention/attention.hpp"
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <string>
 
 namespace attn {
 
-std::string shape_of(const Matrix& m) {
-  std::ostringstream s;
-  s << m.rows() << "×" << m.cols();
-  return s.str();
+namespace detail {
+
+void fail(const char* format, ...) {
+  std::va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  const int length = std::vsnprintf(nullptr, 0, format, args);  // measure, then write: never truncated
+  va_end(args);
+  std::string message(static_cast<std::size_t>(std::max(length, 0)), '\0');
+  std::vsnprintf(message.data(), message.size() + 1, format, again);
+  va_end(again);
+  throw AttentionError(message);
 }
 
-static std::string describe(float value) {
+void require_temperature(float temperature) {
+  if (!(temperature > 0) || !std::isfinite(temperature))
+    fail("temperature must be a finite number > 0, got %g", double{temperature});
+}
+
+void require_key_padding(const KeyPadding& key_padding, Index keys) {
+  if (!key_padding.empty() && static_cast<Index>(key_padding.size()) != keys)
+    fail("key padding mask has %zu entries but there are %lld keys", key_padding.size(), ll(keys));
+}
+
+void require_causal_square(Index queries, Index keys) {
+  if (queries != keys)
+    fail("causal mask needs as many queries as keys; there are %lld queries and %lld keys", ll(queries), ll(keys));
+}
+
+void require_qkv(const Matrix& Q, const Matrix& K, const Matrix& V, const char* who) {
+  if (Q.size() == 0 || K.size() == 0 || V.size() == 0)
+    fail("%s needs non-empty Q, K, V; got Q %s, K %s, V %s", who, shape_of(Q).c_str(), shape_of(K).c_str(),
+         shape_of(V).c_str());
+  if (Q.cols() != K.cols() || K.rows() != V.rows())
+    fail("%s: Q %s and K %s must share d_k, and K and V %s must have one row per key", who, shape_of(Q).c_str(),
+         shape_of(K).c_str(), shape_of(V).c_str());
+  require_finite(Q, "Q");
+  require_finite(K, "K");
+  require_finite(V, "V");
+}
+
+void require_length(const Vector& v, Index length, const char* name, const char* giver) {
+  if (v.size() != length)
+    fail("%s has %lld entries but %s gives vectors of length %lld", name, ll(v.size()), giver, ll(length));
+  require_finite(v, name);
+}
+
+void require_no_overflow(const Matrix& m, const char* what) {
+  if (!m.allFinite())
+    fail("%s (%s) overflows float32: the inputs are too large for it (|value| > 3.4e38)", what, shape_of(m).c_str());
+}
+
+}  // namespace detail
+
+using detail::fail;
+using detail::ll;
+
+std::string shape_of(const Matrix& m) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%lld×%lld", detail::ll(m.rows()), detail::ll(m.cols()));
+  return text;
+}
+
+static const char* describe(float value) {
   if (std::isnan(value)) return "NaN";
   return value > 0 ? "+Inf" : "-Inf";
 }
@@ -20,22 +81,16 @@ static std::string describe(float value) {
 void require_finite(const Matrix& m, const char* name) {
   for (Index r = 0; r < m.rows(); ++r)
     for (Index c = 0; c < m.cols(); ++c)
-      if (!std::isfinite(m(r, c))) {
-        std::ostringstream s;
-        s << name << " (" << shape_of(m) << ") has " << describe(m(r, c)) << " at row " << r
-          << ", column " << c << "; every value must be a finite number";
-        throw AttentionError(s.str());
-      }
+      if (!std::isfinite(m(r, c)))
+        fail("%s (%s) has %s at row %lld, column %lld; every value must be a finite number", name, shape_of(m).c_str(),
+             describe(m(r, c)), ll(r), ll(c));
 }
 
 void require_finite(const Vector& v, const char* name) {
   for (Index i = 0; i < v.size(); ++i)
-    if (!std::isfinite(v(i))) {
-      std::ostringstream s;
-      s << name << " (length " << v.size() << ") has " << describe(v(i)) << " at index " << i
-        << "; every value must be a finite number";
-      throw AttentionError(s.str());
-    }
+    if (!std::isfinite(v(i)))
+      fail("%s (length %lld) has %s at index %lld; every value must be a finite number", name, ll(v.size()),
+           describe(v(i)), ll(i));
 }
 
 }  // namespace attn

@@ -1,9 +1,9 @@
-// Hand-vectorised hot loops of attention (see attention/kernels.hpp for why and where they are used).
+// Hand-vectorised hot loops of attention (see kernels.hpp for why and where they are used).
 //
 // One source for every target: `vf` is a vector of W floats written with GCC/clang vector extensions.
 // clang turns it into f32x4 with -msimd128, SSE2 or AVX natively; without any SIMD (a wasm build
 // without -msimd128) W is 1 and vf is a plain float, so the same loops are the scalar fallback.
-#include "attention/kernels.hpp"
+#include "kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -51,8 +51,8 @@ typedef float vf;
 constexpr const char* kDescription = "scalar";
 #endif
 
-constexpr int MR = ATTN_MR;       // rows of C per micro-kernel call
-constexpr int NV = ATTN_NV;   // vectors per row of C per micro-kernel call
+constexpr int MR = ATTN_MR;  // rows of C per micro-kernel call
+constexpr int NV = ATTN_NV;  // vectors per row of C per micro-kernel call
 constexpr int NR = NV * W;   // columns of C per micro-kernel call
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
@@ -64,19 +64,8 @@ inline vf load(const float* p) {
 inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
 inline vf splat(float x) { return vf{} + x; }
 
-// ---- packing: B as column panels of NR, element (p, c) of panel j at panel[j][p*NR + c] -----------------
-// From B stored n×k (rows of B are columns of the product: K for Q·Kᵀ).
-void pack_transposed(const float* B, Index ldb, Index n, Index k, float* packed) {
-  for (Index j0 = 0; j0 < n; j0 += NR) {
-    float* panel = packed + (j0 / NR) * k * NR;
-    const Index nc = std::min<Index>(NR, n - j0);
-    for (Index p = 0; p < k; ++p) {
-      for (Index c = 0; c < nc; ++c) panel[p * NR + c] = B[(j0 + c) * ldb + p];
-      for (Index c = nc; c < NR; ++c) panel[p * NR + c] = 0.0f;
-    }
-  }
-}
-// From B stored k×n (V for weights·V).
+// ---- packing: B (stored k×n: V for weights·V) as column panels of NR, element (p, c) of panel j at
+// panel[j][p*NR + c] ----------------------------------------------------------------------------------------
 void pack(const float* B, Index ldb, Index k, Index n, float* packed) {
   for (Index j0 = 0; j0 < n; j0 += NR) {
     float* panel = packed + (j0 / NR) * k * NR;
@@ -90,13 +79,13 @@ void pack(const float* B, Index ldb, Index k, Index n, float* packed) {
 }
 inline Index packed_size(Index k, Index n) { return ((n + NR - 1) / NR) * NR * k; }
 
-// ---- the micro-kernel: R rows of A (R ≤ MR) times one panel, into R×NR of C ---------------------------
+// ---- the micro-kernel: R rows of A (R ≤ MR) times one panel, into (or added to) R×NR of C ---------------
 // A arrives p-major (row r of step p at a[p*a_step + r]: packed rows have a_step = MR; the streaming path
 // passes its key-major tile of weights, a_step = 64), so every load of the inner loop is at a constant
 // offset from one of two pointers: on wasm that is one address computation per step instead of one per row.
 template <int R>
 inline void micro(const float* a, Index a_step, const float* panel, Index k, float* C, Index ldc, Index nc,
-                  float scale, bool accumulate) {
+                  bool accumulate) {
   vf acc[R][NV];
   for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v) acc[r][v] = vf{};
@@ -108,18 +97,17 @@ inline void micro(const float* a, Index a_step, const float* panel, Index k, flo
       for (int v = 0; v < NV; ++v) acc[r][v] += x * b[v];
     }
   }
-  const vf s = splat(scale);
   for (int r = 0; r < R; ++r) {
     float* c = C + r * ldc;
     if (nc == NR) {
       for (int v = 0; v < NV; ++v) {
-        vf out = acc[r][v] * s;
+        vf out = acc[r][v];
         if (accumulate) out += load(c + v * W);
         store(c + v * W, out);
       }
     } else {
       float tmp[NR];
-      for (int v = 0; v < NV; ++v) store(tmp + v * W, acc[r][v] * s);
+      for (int v = 0; v < NV; ++v) store(tmp + v * W, acc[r][v]);
       for (Index j = 0; j < nc; ++j) c[j] = accumulate ? c[j] + tmp[j] : tmp[j];
     }
   }
@@ -127,33 +115,126 @@ inline void micro(const float* a, Index a_step, const float* panel, Index k, flo
 
 template <int R>
 void row_block(const float* a, Index a_step, const float* packed, Index panel_stride, Index n, Index k, float* C,
-               Index ldc, float scale, bool accumulate) {
+               Index ldc, bool accumulate) {
   for (Index j0 = 0; j0 < n; j0 += NR)
-    micro<R>(a, a_step, packed + (j0 / NR) * panel_stride, k, C + j0, ldc, std::min<Index>(NR, n - j0), scale,
-             accumulate);
+    micro<R>(a, a_step, packed + (j0 / NR) * panel_stride, k, C + j0, ldc, std::min<Index>(NR, n - j0), accumulate);
 }
 
 // row_block<rows> for 1 ≤ rows ≤ R.
 template <int R>
 void dispatch(Index rows, const float* a, Index a_step, const float* packed, Index panel_stride, Index n, Index k,
-              float* C, Index ldc, float scale, bool accumulate) {
+              float* C, Index ldc, bool accumulate) {
   if constexpr (R > 1)
-    if (rows < R) return dispatch<R - 1>(rows, a, a_step, packed, panel_stride, n, k, C, ldc, scale, accumulate);
-  row_block<R>(a, a_step, packed, panel_stride, n, k, C, ldc, scale, accumulate);
+    if (rows < R) return dispatch<R - 1>(rows, a, a_step, packed, panel_stride, n, k, C, ldc, accumulate);
+  row_block<R>(a, a_step, packed, panel_stride, n, k, C, ldc, accumulate);
 }
 
-// C (m×n) = A (m×k) · packed (k×n) · scale (+ C). Panel j starts at packed + j·panel_stride.
-// `a` is scratch for MR packed rows of A (resized as needed; the streaming path reuses one).
-void compute(const float* A, Index lda, const float* packed, Index panel_stride, Index m, Index n, Index k,
-             float* C, Index ldc, float scale, bool accumulate, std::vector<float>& a) {
+// C (m×n) = A (m×k) · packed (k×n) (+ C). Panel j starts at packed + j·panel_stride.
+// `a` is scratch for MR packed rows of A (resized as needed).
+void compute(const float* A, Index lda, const float* packed, Index panel_stride, Index m, Index n, Index k, float* C,
+             Index ldc, bool accumulate, std::vector<float>& a) {
   if (a.size() < static_cast<std::size_t>(k * MR)) a.resize(static_cast<std::size_t>(k * MR));
   for (Index i = 0; i < m; i += MR) {
     const Index rows = std::min<Index>(MR, m - i);
     for (Index p = 0; p < k; ++p)
       for (Index r = 0; r < MR; ++r) a[static_cast<std::size_t>(p * MR + r)] = r < rows ? A[(i + r) * lda + p] : 0.0f;
     float* c = C + i * ldc;
-    dispatch<MR>(rows, a.data(), MR, packed, panel_stride, n, k, c, ldc, scale, accumulate);
+    dispatch<MR>(rows, a.data(), MR, packed, panel_stride, n, k, c, ldc, accumulate);
   }
+}
+
+// ---- scores: A·Bᵀ summed in double --------------------------------------------------------------------
+// A float times a float is exact in double, and a sum of k such products in double is off by at most
+// k·2⁻⁵³ of their magnitudes, so rounding sum·scale to float once gives the correctly rounded score: all
+// that float32 allows (tests/core/test_accuracy.cpp). Summed in float, the low bits of large partial sums
+// were lost instead: at scaled scores of a few hundred, up to ~30 times that rounding, and the softmax
+// turns an error δ in a score into a relative error δ in its weight. It costs twice the vector operations
+// of a float product (a vector holds half as many doubles) on half of attention's multiply-adds:
+// docs/performance.md has the measured price.
+#if ATTN_VECTOR_WIDTH > 1
+constexpr int WD = W / 2;  // doubles per vector
+typedef double vd __attribute__((vector_size(W * sizeof(float))));
+#else
+constexpr int WD = 1;
+typedef double vd;
+#endif
+// Register tile: MRD rows × NRD columns of C. On wasm and SSE2 (16 registers of 2 doubles) 2 × 8 keeps
+// 8 accumulators; with AVX (4 doubles, FMA) 6 × 8 keeps 12, enough independent sums to hide the latency.
+#if defined(__AVX__)
+constexpr int MRD = 6;
+#else
+constexpr int MRD = 2;
+#endif
+constexpr int NRD = 8;
+constexpr int NVD = NRD / WD;  // vectors per row of C
+
+inline vd load_d(const double* p) {
+  vd v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline vd splat_d(double x) { return vd{} + x; }
+// Rounds WD doubles to floats at `out` (one conversion instruction per vector). Past float's range the
+// result is ±inf, which the callers refuse as an overflow.
+#if ATTN_VECTOR_WIDTH > 1
+typedef float vf_half __attribute__((vector_size(WD * sizeof(float))));
+inline void store_rounded(float* out, vd x) {
+  const vf_half f = __builtin_convertvector(x, vf_half);
+  std::memcpy(out, &f, sizeof f);
+}
+#else
+inline void store_rounded(float* out, vd x) { *out = static_cast<float>(x); }
+#endif
+
+// B stored n×k (K for Q·Kᵀ) as column panels of NRD doubles: element (p, c) of panel j at
+// packed[j·k·NRD + p·NRD + c]; the columns past n are zero.
+void pack_transposed_d(const float* B, Index ldb, Index n, Index k, double* packed) {
+  for (Index j0 = 0; j0 < n; j0 += NRD) {
+    double* panel = packed + (j0 / NRD) * k * NRD;
+    const Index nc = std::min<Index>(NRD, n - j0);
+    for (Index p = 0; p < k; ++p)
+      for (Index c = 0; c < NRD; ++c) panel[p * NRD + c] = c < nc ? B[(j0 + c) * ldb + p] : 0.0;
+  }
+}
+inline Index packed_size_d(Index k, Index n) { return (n + NRD - 1) / NRD * NRD * k; }
+
+// R rows of A (doubles, p-major: row r of step p at a[p·a_step + r]) times one panel, rounded into the
+// R × nc block of C as fl(sum·scale), and of C2 (same layout) as fl(sum·scale2) when C2 is given.
+template <int R>
+void micro_d(const double* a, Index a_step, const double* panel, Index k, float* C, Index ldc, Index nc, double scale,
+             float* C2, double scale2) {
+  vd acc[R][NVD];
+  for (int r = 0; r < R; ++r)
+    for (int v = 0; v < NVD; ++v) acc[r][v] = vd{};
+  for (Index p = 0; p < k; ++p, a += a_step, panel += NRD) {
+    vd b[NVD];
+    for (int v = 0; v < NVD; ++v) b[v] = load_d(panel + v * WD);
+    for (int r = 0; r < R; ++r) {
+      const vd x = splat_d(a[r]);
+      for (int v = 0; v < NVD; ++v) acc[r][v] += x * b[v];
+    }
+  }
+  auto round_into = [&](float* out, double factor) {
+    for (int r = 0; r < R; ++r) {
+      float rounded[NRD];
+      for (int v = 0; v < NVD; ++v) store_rounded(rounded + v * WD, acc[r][v] * splat_d(factor));
+      if (nc == NRD)
+        std::memcpy(out + r * ldc, rounded, sizeof rounded);  // a fixed size: no call to memcpy
+      else
+        std::copy(rounded, rounded + nc, out + r * ldc);
+    }
+  };
+  round_into(C, scale);
+  if (C2) round_into(C2, scale2);
+}
+
+// micro_d<rows> for 1 ≤ rows ≤ R.
+template <int R = MRD>
+void micro_d_rows(Index rows, const double* a, Index a_step, const double* panel, Index k, float* C, Index ldc,
+                  Index nc, double scale, float* C2, double scale2) {
+  if constexpr (R > 1)
+    if (rows < R) return micro_d_rows<R - 1>(rows, a, a_step, panel, k, C, ldc, nc, scale, C2, scale2);
+  micro_d<R>(a, a_step, panel, k, C, ldc, nc, scale, C2, scale2);
 }
 
 // ---- exp ----------------------------------------------------------------------------------------------
@@ -197,8 +278,8 @@ inline vf vexp(vf x) { return sexp(x); }
 inline vf finite_or_zero(vf x) { return x == kNegInf ? 0.0f : x; }
 #endif
 
-// One row: max, exp((x - max)·inv_t) with exp(0) = 1 exactly, sum, normalise. Returns false if the row
-// is all -inf (then it is zeroed).
+// One row: max, exp((x - max)·inv_t) with exp(0) = 1 exactly, sum, normalise. A row that is all -inf
+// (every key masked) becomes all zeros.
 void softmax_row(float* x, Index n, float inv_t) {
   float max = kNegInf;
   Index j = 0;
@@ -255,12 +336,29 @@ void softmax_row(float* x, Index n, float inv_t) {
 const char* vector_description() { return kDescription; }
 
 void multiply_transposed(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n,
-                         Index k, float scale) {
+                         Index k, double scale, float* C2, double scale2) {
   if (m == 0 || n == 0) return;
-  std::vector<float> packed(static_cast<std::size_t>(packed_size(k, n)));
-  pack_transposed(B, ldb, n, k, packed.data());
-  std::vector<float> scratch;
-  compute(A, lda, packed.data(), k * NR, m, n, k, C, ldc, scale, false, scratch);
+  std::vector<double> panels(static_cast<std::size_t>(packed_size_d(k, n)));
+  pack_transposed_d(B, ldb, n, k, panels.data());
+  // A as groups of MRD rows, each p-major (row r of step p at group[p·MRD + r]); missing rows are zero.
+  const Index groups = (m + MRD - 1) / MRD;
+  std::vector<double> a(static_cast<std::size_t>(groups * MRD * k));
+  for (Index g = 0; g < groups; ++g)
+    for (Index p = 0; p < k; ++p)
+      for (Index r = 0; r < MRD; ++r) {
+        const Index row = g * MRD + r;
+        a[static_cast<std::size_t>((g * k + p) * MRD + r)] = row < m ? A[row * lda + p] : 0.0;
+      }
+  // Four panels (32 columns, 16 KB at d_k = 64) stay in L1 while every group of rows passes over them.
+  constexpr Index kColumns = 4 * NRD;
+  for (Index j1 = 0; j1 < n; j1 += kColumns)
+    for (Index g = 0; g < groups; ++g) {
+      const Index i = g * MRD;
+      for (Index j0 = j1; j0 < std::min(n, j1 + kColumns); j0 += NRD)
+        micro_d_rows(std::min<Index>(MRD, m - i), a.data() + g * MRD * k, MRD, panels.data() + (j0 / NRD) * k * NRD, k,
+                     C + i * ldc + j0, ldc, std::min<Index>(NRD, n - j0), scale, C2 ? C2 + i * ldc + j0 : nullptr,
+                     scale2);
+    }
 }
 
 void multiply(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n, Index k,
@@ -269,10 +367,10 @@ void multiply(const float* A, Index lda, const float* B, Index ldb, float* C, In
   std::vector<float> packed(static_cast<std::size_t>(packed_size(k, n)));
   pack(B, ldb, k, n, packed.data());
   std::vector<float> scratch;
-  compute(A, lda, packed.data(), k * NR, m, n, k, C, ldc, 1.0f, accumulate, scratch);
+  compute(A, lda, packed.data(), k * NR, m, n, k, C, ldc, accumulate, scratch);
 }
 
-Matrix multiply_transposed(const Matrix& A, const Matrix& B, float scale) {
+Matrix multiply_transposed(const Matrix& A, const Matrix& B, double scale) {
   Matrix C(A.rows(), B.rows());
   if (A.cols() == 0) {
     C.setZero();
@@ -305,39 +403,39 @@ void exp_array(const float* in, float* out, Index n) {
 }
 
 void streaming_output(const float* Q, const float* K, const float* V, Index T_q, Index T_k, Index d_k, Index d_v,
-                      float inv_divisor, bool causal, const unsigned char* key_padding, float* out) {
+                      double inv_divisor, bool causal, const unsigned char* key_padding, float* out) {
   // The tile is computed transposed, keys × queries (S_tileᵀ = K_tile·Q_blockᵀ), so that
   //  * the softmax runs down its columns: W queries per vector, their running max and sum kept in vectors,
   //    no horizontal reduction per row;
   //  * the weights are already p-major for weights·V (row i of P at p·kBlock + i): no packing of P.
-  constexpr Index kBlock = 64;  // queries and keys per tile: a multiple of NR and of W
-  static_assert(kBlock % NR == 0 && kBlock % W == 0, "tiles must start on a panel boundary");
-  const Index groups = (kBlock + MR - 1) / MR;  // MR-key groups of one key tile
+  constexpr Index kBlock = 64;  // queries and keys per tile: a multiple of NR, NRD and W
+  static_assert(kBlock % NR == 0 && kBlock % NRD == 0 && NRD % W == 0, "tiles must start on a panel boundary");
+  const Index groups = (kBlock + MRD - 1) / MRD;  // MRD-key groups of one key tile
   const Index tiles = (T_k + kBlock - 1) / kBlock;
-  // Packed once, O(T_k·d) scratch: K as the rows of Kᵀ·Q (per tile, MR keys interleaved p-major) and V
-  // as the columns of weights·V (NR-wide panels).
-  std::vector<float> k_packed(static_cast<std::size_t>(tiles * groups * MR * d_k));
+  // Packed once, O(T_k·d) scratch: K as the rows of Kᵀ·Q, in double for the scores (per tile, MRD keys
+  // interleaved p-major), and V as the columns of weights·V (NR-wide panels).
+  std::vector<double> k_packed(static_cast<std::size_t>(tiles * groups * MRD * d_k));
   for (Index t = 0; t < tiles; ++t)
     for (Index g = 0; g < groups; ++g) {
-      float* a = k_packed.data() + (t * groups + g) * MR * d_k;
-      for (Index r = 0; r < MR; ++r) {
-        const Index in_tile = g * MR + r, key = t * kBlock + in_tile;
+      double* a = k_packed.data() + (t * groups + g) * MRD * d_k;
+      for (Index r = 0; r < MRD; ++r) {
+        const Index in_tile = g * MRD + r, key = t * kBlock + in_tile;
         const bool real = in_tile < kBlock && key < T_k;
-        for (Index p = 0; p < d_k; ++p) a[p * MR + r] = real ? K[key * d_k + p] : 0.0f;
+        for (Index p = 0; p < d_k; ++p) a[p * MRD + r] = real ? K[key * d_k + p] : 0.0;
       }
     }
   std::vector<float> v_packed(static_cast<std::size_t>(packed_size(T_k, d_v)));
   pack(V, d_v, T_k, d_v, v_packed.data());
   const Index v_panel = T_k * NR;
 
-  std::vector<float> q_panels(static_cast<std::size_t>(packed_size(d_k, kBlock)));
+  std::vector<double> q_panels(static_cast<std::size_t>(packed_size_d(d_k, kBlock)));
   std::vector<float> weights(static_cast<std::size_t>(kBlock * kBlock));  // keys × queries, row stride kBlock
   std::vector<float> acc(static_cast<std::size_t>(kBlock * d_v));         // queries × d_v
   alignas(16) float running_max[kBlock], running_sum[kBlock], correction[kBlock];
   for (Index q0 = 0; q0 < T_q; q0 += kBlock) {
     const Index nq = std::min(kBlock, T_q - q0);
-    const Index nq_padded = (nq + NR - 1) / NR * NR;  // whole panels; the padding queries are zero
-    pack_transposed(Q + q0 * d_k, d_k, nq, d_k, q_panels.data());
+    const Index nq_padded = (nq + NRD - 1) / NRD * NRD;  // whole panels; the padding queries are zero
+    pack_transposed_d(Q + q0 * d_k, d_k, nq, d_k, q_panels.data());
     std::fill(running_max, running_max + kBlock, kNegInf);
     std::fill(running_sum, running_sum + kBlock, 0.0f);
     std::fill(acc.begin(), acc.begin() + nq * d_v, 0.0f);
@@ -346,11 +444,13 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
     for (Index k0 = 0; k0 < k_end; k0 += kBlock) {
       const Index nk = std::min(kBlock, k_end - k0);
       float* s = weights.data();
-      // sᵀ (nk × nq_padded) = K[k0 .. k0+nk) · Q_blockᵀ · inv_divisor
-      const float* k_tile = k_packed.data() + (k0 / kBlock) * groups * MR * d_k;
-      for (Index j = 0; j < nk; j += MR)
-        dispatch<MR>(std::min<Index>(MR, nk - j), k_tile + (j / MR) * MR * d_k, MR, q_panels.data(), d_k * NR,
-                     nq_padded, d_k, s + j * kBlock, kBlock, inv_divisor, false);
+      // sᵀ (nk × nq_padded) = K[k0 .. k0+nk) · Q_blockᵀ · inv_divisor, summed in double, rounded once.
+      const double* k_tile = k_packed.data() + (k0 / kBlock) * groups * MRD * d_k;
+      for (Index j = 0; j < nk; j += MRD)
+        for (Index i = 0; i < nq_padded; i += NRD)
+          micro_d_rows(std::min<Index>(MRD, nk - j), k_tile + (j / MRD) * MRD * d_k, MRD,
+                       q_panels.data() + (i / NRD) * d_k * NRD, d_k, s + j * kBlock + i, kBlock, NRD, inv_divisor,
+                       nullptr, 0.0);
       if (causal || key_padding)
         for (Index j = 0; j < nk; ++j)
           for (Index i = 0; i < nq; ++i)
@@ -390,7 +490,7 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
       // acc (nq × d_v) += P (nq × nk) · V[k0 .. k0+nk), P read straight from the key-major tile.
       for (Index i = 0; i < nq; i += MR)
         dispatch<MR>(std::min<Index>(MR, nq - i), s + i, kBlock, v_packed.data() + k0 * NR, v_panel, d_v, nk,
-                     acc.data() + i * d_v, d_v, 1.0f, true);
+                     acc.data() + i * d_v, d_v, true);
     }
     for (Index i = 0; i < nq; ++i) {
       float* o = out + (q0 + i) * d_v;

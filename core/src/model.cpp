@@ -1,10 +1,10 @@
 // The tiny language model: tokens, the forward pass and attention rollout (parsing is in model_file.cpp).
 #include "attention/model.hpp"
 
-#include "byte_reader.hpp"
+#include "checks.hpp"
+#include "word_table.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 
 namespace attn {
@@ -13,8 +13,10 @@ using detail::fail;
 using detail::ull;
 
 Index LanguageModel::find(std::string_view word) const {
-  const auto it = index_.find(std::string(word));
-  return it == index_.end() ? -1 : it->second;
+  if (slots_.empty()) return -1;  // a model not parsed from a file
+  auto word_of = [this](std::uint32_t id) { return std::string_view(vocabulary[id]); };
+  const std::uint32_t id_plus_1 = slots_[detail::slot_of(slots_, word, detail::fnv1a(word), word_of)];
+  return id_plus_1 == 0 ? -1 : static_cast<Index>(id_plus_1 - 1);
 }
 
 std::vector<ModelToken> model_tokens(const LanguageModel& model, std::string_view text) {
@@ -56,14 +58,11 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
 
   // 1. Input: token embeddings scaled by √d_model, plus the sinusoidal positions.
   const Matrix x = model.embedding_scale * embed_tokens(model.embedding, ids)  // T × d_model
-                   + model.positions.topRows(T);                                // T × d_model
+                   + model.positions.topRows(T);                               // T × d_model
 
-  // 2. The layers, each x = x + MHA(LN1(x)); x = x + FFN(LN2(x)), attention masked so token t sees
-  //    tokens 0..t only (what the model was trained with: it predicts the next word).
-  AttentionOptions causal;
-  causal.score = Score::ScaledDot;  // softmax(Q·Kᵀ / √d_k)
-  causal.causal = true;
-  run.steps = encoder(x, model.layers, NormPlacement::Pre, causal);  // steps.output: T × d_model
+  // 2. The decoder layers, each x = x + MHA(LN1(x)); x = x + FFN(LN2(x)), attention masked so token t
+  //    sees tokens 0..t only (what the model was trained with: it predicts the next word).
+  run.steps = decoder(x, model.layers);  // steps.output: T × d_model
 
   // 3. Final LayerNorm.
   run.final_norm = layer_norm(run.steps.output, model.final_gamma, model.final_beta);  // T × d_model
@@ -72,17 +71,16 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
   //    logits = LN_f(x_T)·Eᵀ.
   //    (One dot product per word rather than a matrix-vector product: the same V·d multiply-adds, and
   //    the wasm is spared a second GEMV kernel.)
-  const auto last = run.final_norm.row(T - 1);  // 1 × d_model
+  const auto last = run.final_norm.row(T - 1);     // 1 × d_model
   Eigen::VectorXf logits(model.embedding.rows());  // V
   for (Index v = 0; v < logits.size(); ++v) logits(v) = model.embedding.row(v).dot(last);
   // Weights large enough to overflow float32 here would give inf − inf = NaN probabilities: refuse them
   // by name, like every other step of the core (found by tests/fuzz/fuzz_model).
   if (!logits.allFinite())
-    throw AttentionError("next-word logits overflow float32 (the model's weights are too large for a finite result)");
+    fail("next-word logits overflow float32 (the model's weights are too large for a finite result)");
 
-  // 5. softmax over the vocabulary (in double: V terms), and the top k.
-  const float peak = logits.maxCoeff();
-  const double total = (logits.array() - peak).cast<double>().exp().sum();
+  // 5. softmax over the vocabulary, and the top k.
+  const Matrix probabilities = softmax(logits.transpose());  // 1 × V
   std::vector<Index> order(static_cast<std::size_t>(logits.size()));
   std::iota(order.begin(), order.end(), Index{0});
   const std::size_t k = std::min(top_k, order.size());
@@ -90,8 +88,7 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
                     [&](Index a, Index b) { return logits(a) > logits(b) || (logits(a) == logits(b) && a < b); });
   for (std::size_t i = 0; i < k; ++i) {
     const Index id = order[i];
-    const double probability = std::exp(static_cast<double>(logits(id) - peak)) / total;
-    run.predictions.push_back({id, model.vocabulary[static_cast<std::size_t>(id)], logits(id), static_cast<float>(probability)});
+    run.predictions.push_back({id, model.vocabulary[static_cast<std::size_t>(id)], logits(id), probabilities(0, id)});
   }
 
   // 6. Attention rollout through all layers.
@@ -120,8 +117,10 @@ Matrix attention_rollout(const std::vector<std::vector<Matrix>>& weights) {
     Matrix mixed = 0.5f * Matrix::Identity(T, T);  // T × T
     for (std::size_t h = 0; h < heads.size(); ++h) {
       if (heads[h].rows() != T || heads[h].cols() != T || T == 0)
-        fail("attention rollout: layer %zu head %zu weights are %s; every head of every layer must be the same "
-             "square T×T (T ≥ 1)", l, h, shape_of(heads[h]).c_str());
+        fail(
+            "attention rollout: layer %zu head %zu weights are %s; every head of every layer must be the same "
+            "square T×T (T ≥ 1)",
+            l, h, shape_of(heads[h]).c_str());
       require_finite(heads[h], "attention rollout weights");
       mixed += (0.5f / static_cast<float>(heads.size())) * heads[h];
     }
@@ -138,9 +137,9 @@ Matrix attention_rollout(const std::vector<std::vector<Matrix>>& weights) {
   return rollout;
 }
 
-Matrix attention_rollout(const EncoderSteps& steps) {
+Matrix attention_rollout(const StackSteps& steps) {
   std::vector<std::vector<Matrix>> weights;
-  for (const EncoderLayerSteps& layer : steps.layers) {
+  for (const LayerSteps& layer : steps.layers) {
     weights.emplace_back();
     for (const AttentionSteps& head : layer.attention.heads) weights.back().push_back(head.weights);
   }

@@ -1,4 +1,7 @@
-// Parsing the language model's file (data/model.bin, format in model/README.md) from bytes.
+// Parsing the language model's file (data/model.bin, format in model/README.md) from bytes, section by
+// section in file order: header → ModelConfig, vocabulary, embedding, layers, final LayerNorm, captions.
+// Each value is read once, straight from the bytes into the matrix that keeps it (a head's column block
+// of W_Q, say); nothing goes through an intermediate copy.
 // Built with -Os for wasm (core/CMakeLists.txt): it runs once per page, and its many bounds checks and
 // refusals are most of the model's code; the maths in model.cpp stays at -O3.
 #include <cmath>
@@ -7,6 +10,7 @@
 
 #include "attention/model.hpp"
 #include "byte_reader.hpp"
+#include "word_table.hpp"
 
 namespace attn {
 namespace {
@@ -15,76 +19,35 @@ using detail::ByteReader;
 using detail::f32_le;
 using detail::fail;
 using detail::layer_prefix;
+using detail::ll;
 using detail::ull;
 
 constexpr char kMagic[6] = {'A', 'T', 'T', 'N', 'L', 'M'};
 constexpr std::uint16_t kVersion = 1;
 // Flags of version 1; the core implements exactly this combination.
 constexpr std::uint32_t kCausal = 1, kGelu = 2, kSinusoidal = 4;
-constexpr float kLayerNormEps = 1e-5f;  // what attn::encoder_layer's LayerNorms use
+constexpr float kLayerNormEps = 1e-5f;  // what attn::layer_norm's default (and so every layer's) uses
 // Limits that no real model of this format comes near; they keep every size computation inside 64 bits
 // and turn a corrupted header into a message instead of a huge allocation.
 constexpr std::uint32_t kMaxVocabulary = 1u << 24, kMaxWidth = 1u << 14, kMaxLayers = 256, kMaxContext = 1u << 16;
-
-// IEEE 754 half precision → float (exact). The caller has refused exponent 31 (Inf/NaN).
-float half_to_float(std::uint16_t h) {
-  const int exponent = (h >> 10) & 0x1f;
-  const int mantissa = h & 0x3ff;
-  const float magnitude = exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)  // subnormal: m·2⁻²⁴
-                                        : std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
-  return (h & 0x8000) ? -magnitude : magnitude;
-}
-
-// `rows × cols` float16 values, row-major, into a float32 matrix; Inf or NaN is refused by name.
-Matrix read_half(ByteReader& in, Index rows, Index cols, std::string_view name, std::int64_t layer) {
-  const std::uint8_t* raw = in.take(2ull * static_cast<std::uint64_t>(rows * cols), name, layer);
-  Matrix m(rows, cols);
-  for (Index i = 0; i < rows * cols; ++i) {
-    const std::uint16_t h = static_cast<std::uint16_t>(raw[2 * i] | raw[2 * i + 1] << 8);
-    if (((h >> 10) & 0x1f) == 0x1f)
-      fail("model file: %s%.*s (%lld×%lld) holds %s at (%lld, %lld)", layer_prefix(layer).c_str(),
-           static_cast<int>(name.size()), name.data(),
-           static_cast<long long>(rows), static_cast<long long>(cols), (h & 0x3ff) ? "NaN" : "Inf",
-           static_cast<long long>(i / cols), static_cast<long long>(i % cols));
-    m(i / cols, i % cols) = half_to_float(h);
-  }
-  return m;
-}
-
-// One layer's float16 tensors in file order, in the core's row convention (W is d_in × d_out). Sizes:
-// 'd' = d_model, 'f' = d_ff, '1' = a single row (a vector).
-struct TensorSpec {
-  const char* name;
-  char rows, cols;
-};
-constexpr TensorSpec kLayerTensors[] = {
-    {"norm1 gamma", '1', 'd'}, {"norm1 beta", '1', 'd'}, {"W_Q", 'd', 'd'}, {"b_Q", '1', 'd'},
-    {"W_K", 'd', 'd'},         {"b_K", '1', 'd'},        {"W_V", 'd', 'd'}, {"b_V", '1', 'd'},
-    {"W_O", 'd', 'd'},         {"b_O", '1', 'd'},        {"norm2 gamma", '1', 'd'}, {"norm2 beta", '1', 'd'},
-    {"W1", 'd', 'f'},          {"b1", '1', 'f'},         {"W2", 'f', 'd'},  {"b2", '1', 'd'}};
-enum LayerTensor { Norm1Gamma, Norm1Beta, WQ, BQ, WK, BK, WV, BV, WO, BO, Norm2Gamma, Norm2Beta, W1, B1, W2, B2, kTensors };
-
-Vector as_vector(const Matrix& row) { return row.row(0).transpose(); }
 
 void require_shape(bool ok, const char* what, std::uint64_t value, const char* rule) {
   if (!ok) fail("model file has an impossible shape: %s = %llu (%s)", what, static_cast<ull>(value), rule);
 }
 
-}  // namespace
-
-LanguageModel LanguageModel::parse(const std::uint8_t* bytes, std::size_t size) {
-  if (bytes == nullptr && size != 0) fail("model file: null data");
-  ByteReader in(bytes, size, "model file");
+// ---- header: magic, version, the hyper-parameters --------------------------------------------------------
+// Returns the config; `words_bytes` gets the size of the vocabulary block that follows.
+ModelConfig read_header(ByteReader& in, std::size_t size, std::uint32_t& words_bytes) {
   if (size < sizeof kMagic || std::memcmp(in.take(sizeof kMagic, "magic"), kMagic, sizeof kMagic) != 0)
     fail("not a model file: it must start with \"ATTNLM\"");
   const std::uint16_t version = in.u16("version");
   if (version != kVersion)
     fail("model file version %u is not supported; this core reads version %u", unsigned{version}, unsigned{kVersion});
 
-  // ---- header: hyperparameters ----
   const std::uint32_t V = in.u32("vocabulary size"), d = in.u32("d_model"), L = in.u32("layer count"),
                       H = in.u32("head count"), d_ff = in.u32("d_ff"), context = in.u32("context length"),
-                      flags = in.u32("flags"), words_bytes = in.u32("words size");
+                      flags = in.u32("flags");
+  words_bytes = in.u32("words size");
   const float eps = in.f32("LayerNorm eps"), embedding_scale = in.f32("embedding scale");
   require_shape(V >= 2 && V <= kMaxVocabulary, "vocabulary size", V, "2 to 16,777,216: <unk> and at least one word");
   require_shape(d >= 1 && d <= kMaxWidth, "d_model", d, "1 to 16,384");
@@ -101,94 +64,168 @@ LanguageModel LanguageModel::parse(const std::uint8_t* bytes, std::size_t size) 
 
   // Everything but the captions has a size fixed by the header: check it before allocating anything.
   const std::uint64_t per_layer = 2ull * (4ull * d * d + 4ull * d + 4ull * d + 2ull * d * d_ff + d_ff + d);
-  const std::uint64_t fixed = std::uint64_t{words_bytes} + 4ull * V + std::uint64_t{V} * d + L * per_layer + 4ull * d + 4;
+  const std::uint64_t fixed = std::uint64_t{words_bytes} + 4ull * V + std::uint64_t{V} * d + L * per_layer + 4ull * d +
+                              4;
   if (fixed > in.remaining())
-    fail("model file is truncated or its header is corrupt: %u words × %u dims, %u layers (d_ff %u) and %u bytes of "
-         "words need %llu bytes after the header, the file has %llu",
-         unsigned{V}, unsigned{d}, unsigned{L}, unsigned{d_ff}, unsigned{words_bytes}, static_cast<ull>(fixed),
-         static_cast<ull>(in.remaining()));
+    fail(
+        "model file is truncated or its header is corrupt: %u words × %u dims, %u layers (d_ff %u) and %u bytes of "
+        "words need %llu bytes after the header, the file has %llu",
+        unsigned{V}, unsigned{d}, unsigned{L}, unsigned{d_ff}, unsigned{words_bytes}, static_cast<ull>(fixed),
+        static_cast<ull>(in.remaining()));
+  return {Index(V), Index(d), Index(L), Index(H), Index(d_ff), Index(context), embedding_scale};
+}
 
-  LanguageModel model;
-  model.d_model = d;
-  model.heads = H;
-  model.d_ff = d_ff;
-  model.context = context;
-  model.embedding_scale = embedding_scale;
-
-  // ---- vocabulary: V words, each a u8 length then UTF-8 bytes ----
+// ---- vocabulary: V words, each a u8 length then UTF-8 bytes ----------------------------------------------
+std::vector<std::string> read_vocabulary(ByteReader& in, std::uint32_t words_bytes, Index V) {
   ByteReader words(in.take(words_bytes, "words"), words_bytes, "the model file's words block");
-  model.vocabulary.reserve(V);
-  for (std::uint32_t i = 0; i < V; ++i) {
+  std::vector<std::string> vocabulary;
+  vocabulary.reserve(static_cast<std::size_t>(V));
+  for (Index i = 0; i < V; ++i) {
     const std::uint8_t length = *words.take(1, "a word's length");
-    if (length == 0) fail("model file: word %u is empty", unsigned{i});
-    model.vocabulary.emplace_back(reinterpret_cast<const char*>(words.take(length, "a word")), length);
-    if (!model.index_.emplace(model.vocabulary.back(), static_cast<Index>(i)).second)
-      fail("model file: the word \"%s\" appears twice", model.vocabulary.back().c_str());
+    if (length == 0) fail("model file: word %lld is empty", ll(i));
+    vocabulary.emplace_back(reinterpret_cast<const char*>(words.take(length, "a word")), length);
   }
   if (words.remaining() != 0)
-    fail("model file: the words block has %llu bytes left over after %u words", static_cast<ull>(words.remaining()),
-         unsigned{V});
-  if (model.vocabulary[0] != "<unk>") fail("model file: word 0 must be \"<unk>\", it is \"%s\"", model.vocabulary[0].c_str());
+    fail("model file: the words block has %llu bytes left over after %lld words", static_cast<ull>(words.remaining()),
+         ll(V));
+  if (vocabulary[0] != "<unk>") fail("model file: word 0 must be \"<unk>\", it is \"%s\"", vocabulary[0].c_str());
+  return vocabulary;
+}
 
-  // ---- embedding: f32 scale per row, then int8 values; row = scale × values ----
-  const std::uint8_t* scales = in.take(4ull * V, "embedding scales");
-  const std::uint8_t* values = in.take(std::uint64_t{V} * d, "embedding values");
-  model.embedding.resize(V, d);
-  for (std::uint32_t w = 0; w < V; ++w) {
-    const float scale = f32_le(scales + 4ull * w);
+// The hash table LanguageModel::find looks words up in (word_table.hpp); a word that appears twice is
+// refused.
+std::vector<std::uint32_t> index_words(const std::vector<std::string>& vocabulary) {
+  std::vector<std::uint32_t> slots = detail::empty_slots(vocabulary.size());
+  auto word_of = [&](std::uint32_t id) { return std::string_view(vocabulary[id]); };
+  for (std::uint32_t id = 0; id < vocabulary.size(); ++id) {
+    const std::string& word = vocabulary[id];
+    std::uint32_t& slot = slots[detail::slot_of(slots, word, detail::fnv1a(word), word_of)];
+    if (slot != 0) fail("model file: the word \"%s\" appears twice", word.c_str());
+    slot = id + 1;
+  }
+  return slots;
+}
+
+// ---- embedding: f32 scale per row, then int8 values; row = scale × values --------------------------------
+Matrix read_embedding(ByteReader& in, const ModelConfig& c, const std::vector<std::string>& vocabulary) {
+  const Index V = c.vocabulary_size, d = c.d_model;
+  const std::uint8_t* scales = in.take(4ull * static_cast<ull>(V), "embedding scales");
+  const std::uint8_t* values = in.take(static_cast<ull>(V) * static_cast<ull>(d), "embedding values");
+  Matrix embedding(V, d);
+  for (Index w = 0; w < V; ++w) {
+    const float scale = f32_le(scales + 4 * w);
     // scale × 127 must stay finite too.
     if (!std::isfinite(scale) || scale < 0 || scale > std::numeric_limits<float>::max() / 128.0f)
       fail("model file: the embedding scale of \"%s\" is %g; it must be finite, ≥ 0 and at most FLT_MAX / 128",
-           model.vocabulary[w].c_str(), double{scale});
-    for (std::uint32_t k = 0; k < d; ++k)
-      model.embedding(w, k) = scale * static_cast<float>(static_cast<std::int8_t>(values[std::uint64_t{w} * d + k]));
+           vocabulary[static_cast<std::size_t>(w)].c_str(), double{scale});
+    for (Index k = 0; k < d; ++k)
+      embedding(w, k) = scale * static_cast<float>(static_cast<std::int8_t>(values[w * d + k]));
   }
+  return embedding;
+}
 
-  // ---- layers ----
-  const Index d_k = static_cast<Index>(d / H);
-  for (std::uint32_t l = 0; l < L; ++l) {
-    Matrix t[kTensors];
-    for (int i = 0; i < kTensors; ++i) {
-      auto size = [&](char kind) -> Index { return kind == 'd' ? d : kind == 'f' ? d_ff : 1; };
-      t[i] = read_half(in, size(kLayerTensors[i].rows), size(kLayerTensors[i].cols), kLayerTensors[i].name, l);
-    }
-    EncoderLayer layer;
-    layer.norm1_gamma = as_vector(t[Norm1Gamma]);
-    layer.norm1_beta = as_vector(t[Norm1Beta]);
-    // Head h owns columns [h·d_k, (h+1)·d_k) of W_Q, W_K, W_V and their biases (nn.MultiheadAttention);
-    // W_O maps the concatenated heads back to d_model.
-    layer.attention.heads.resize(H);
-    for (Index h = 0; h < static_cast<Index>(H); ++h) {
-      HeadWeights& head = layer.attention.heads[static_cast<std::size_t>(h)];
-      head.W_Q = t[WQ].middleCols(h * d_k, d_k);
-      head.W_K = t[WK].middleCols(h * d_k, d_k);
-      head.W_V = t[WV].middleCols(h * d_k, d_k);
-      head.b_Q = as_vector(t[BQ]).segment(h * d_k, d_k);
-      head.b_K = as_vector(t[BK]).segment(h * d_k, d_k);
-      head.b_V = as_vector(t[BV]).segment(h * d_k, d_k);
-    }
-    layer.attention.W_O = std::move(t[WO]);
-    layer.attention.b_O = as_vector(t[BO]);
-    layer.norm2_gamma = as_vector(t[Norm2Gamma]);
-    layer.norm2_beta = as_vector(t[Norm2Beta]);
-    layer.ffn = {std::move(t[W1]), as_vector(t[B1]), std::move(t[W2]), as_vector(t[B2]), Activation::GELU};
-    model.layers.push_back(std::move(layer));
-  }
-  model.final_gamma = as_vector(read_half(in, 1, d, "final LayerNorm gamma", -1));
-  model.final_beta = as_vector(read_half(in, 1, d, "final LayerNorm beta", -1));
+// ---- float16 tensors -------------------------------------------------------------------------------------
+// IEEE 754 half precision → float (exact). The caller has refused exponent 31 (Inf/NaN).
+float half_to_float(std::uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f;
+  const int mantissa = h & 0x3ff;
+  const float magnitude = exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)  // subnormal: m·2⁻²⁴
+                                        : std::ldexp(static_cast<float>(mantissa | 0x400), exponent - 25);
+  return (h & 0x8000) ? -magnitude : magnitude;
+}
 
-  // ---- captions: u32 count (0 or layers × heads), each a u16 length then UTF-8 ----
-  const std::uint32_t captions = in.u32("caption count");
-  if (captions != 0 && captions != L * H)
-    fail("model file has %u head captions; it needs 0 or %u (one per head)", unsigned{captions}, unsigned{L * H});
-  for (std::uint32_t c = 0; c < captions; ++c) {
+// A rows × cols float16 tensor, row-major: each value goes to put(row, column, value) as it is decoded,
+// so a tensor lands where it is kept without an intermediate matrix. Inf or NaN is refused by name.
+template <typename Put>
+void read_half(ByteReader& in, Index rows, Index cols, const char* name, std::int64_t layer, Put put) {
+  const std::uint8_t* raw = in.take(2ull * static_cast<ull>(rows * cols), name, layer);
+  for (Index r = 0; r < rows; ++r)
+    for (Index c = 0; c < cols; ++c, raw += 2) {
+      const std::uint16_t h = static_cast<std::uint16_t>(raw[0] | raw[1] << 8);
+      if (((h >> 10) & 0x1f) == 0x1f)
+        fail("model file: %s%s (%lld×%lld) holds %s at (%lld, %lld)", layer_prefix(layer).c_str(), name, ll(rows),
+             ll(cols), (h & 0x3ff) ? "NaN" : "Inf", ll(r), ll(c));
+      put(r, c, half_to_float(h));
+    }
+}
+
+Matrix read_matrix(ByteReader& in, Index rows, Index cols, const char* name, std::int64_t layer) {
+  Matrix m(rows, cols);
+  read_half(in, rows, cols, name, layer, [&](Index r, Index c, float x) { m(r, c) = x; });
+  return m;
+}
+
+Vector read_vector(ByteReader& in, Index length, const char* name, std::int64_t layer) {
+  Vector v(length);
+  read_half(in, 1, length, name, layer, [&](Index, Index c, float x) { v(c) = x; });
+  return v;
+}
+
+// ---- one layer, its tensors in file order ----------------------------------------------------------------
+// W_Q, W_K, W_V (d × d, the core's row convention d_in × d_out) and their biases are split between the
+// heads as they are read: head h owns columns [h·d_k, (h+1)·d_k) (nn.MultiheadAttention's layout).
+TransformerLayer read_layer(ByteReader& in, const ModelConfig& c, std::int64_t l) {
+  const Index d = c.d_model, d_k = c.d_model / c.heads;
+  TransformerLayer layer;
+  std::vector<HeadWeights>& heads = layer.attention.heads;
+  heads.resize(static_cast<std::size_t>(c.heads));
+  auto head = [&](Index column) -> HeadWeights& { return heads[static_cast<std::size_t>(column / d_k)]; };
+  auto read_projection = [&](const char* name, Matrix HeadWeights::*W, const char* bias, Vector HeadWeights::*b) {
+    for (HeadWeights& h : heads) (h.*W).resize(d, d_k);
+    read_half(in, d, d, name, l, [&](Index r, Index col, float x) { (head(col).*W)(r, col % d_k) = x; });
+    for (HeadWeights& h : heads) (h.*b).resize(d_k);
+    read_half(in, 1, d, bias, l, [&](Index, Index col, float x) { (head(col).*b)(col % d_k) = x; });
+  };
+  layer.norm1_gamma = read_vector(in, d, "norm1 gamma", l);
+  layer.norm1_beta = read_vector(in, d, "norm1 beta", l);
+  read_projection("W_Q", &HeadWeights::W_Q, "b_Q", &HeadWeights::b_Q);
+  read_projection("W_K", &HeadWeights::W_K, "b_K", &HeadWeights::b_K);
+  read_projection("W_V", &HeadWeights::W_V, "b_V", &HeadWeights::b_V);
+  layer.attention.W_O = read_matrix(in, d, d, "W_O", l);  // maps the concatenated heads back to d_model
+  layer.attention.b_O = read_vector(in, d, "b_O", l);
+  layer.norm2_gamma = read_vector(in, d, "norm2 gamma", l);
+  layer.norm2_beta = read_vector(in, d, "norm2 beta", l);
+  layer.ffn.W1 = read_matrix(in, d, c.d_ff, "W1", l);
+  layer.ffn.b1 = read_vector(in, c.d_ff, "b1", l);
+  layer.ffn.W2 = read_matrix(in, c.d_ff, d, "W2", l);
+  layer.ffn.b2 = read_vector(in, d, "b2", l);
+  layer.ffn.activation = Activation::GELU;
+  return layer;
+}
+
+// ---- captions: u32 count (0 or layers × heads), each a u16 length then UTF-8 -----------------------------
+std::vector<std::string> read_captions(ByteReader& in, const ModelConfig& c) {
+  const std::uint32_t count = in.u32("caption count");
+  const ull wanted = static_cast<ull>(c.layer_count * c.heads);
+  if (count != 0 && count != wanted)
+    fail("model file has %u head captions; it needs 0 or %llu (one per head)", unsigned{count}, wanted);
+  std::vector<std::string> captions;
+  for (std::uint32_t i = 0; i < count; ++i) {
     const std::uint16_t length = in.u16("a caption's length");
-    model.captions.emplace_back(reinterpret_cast<const char*>(in.take(length, "a caption")), length);
+    captions.emplace_back(reinterpret_cast<const char*>(in.take(length, "a caption")), length);
   }
+  return captions;
+}
+
+}  // namespace
+
+LanguageModel LanguageModel::parse(const std::uint8_t* bytes, std::size_t size) {
+  if (bytes == nullptr && size != 0) fail("model file: null data");
+  ByteReader in(bytes, size, "model file");
+  std::uint32_t words_bytes = 0;
+  LanguageModel model;
+  static_cast<ModelConfig&>(model) = read_header(in, size, words_bytes);
+  model.vocabulary = read_vocabulary(in, words_bytes, model.vocabulary_size);
+  model.slots_ = index_words(model.vocabulary);
+  model.embedding = read_embedding(in, model, model.vocabulary);
+  model.layers.reserve(static_cast<std::size_t>(model.layer_count));
+  for (Index l = 0; l < model.layer_count; ++l) model.layers.push_back(read_layer(in, model, l));
+  model.final_gamma = read_vector(in, model.d_model, "final LayerNorm gamma", -1);
+  model.final_beta = read_vector(in, model.d_model, "final LayerNorm beta", -1);
+  model.captions = read_captions(in, model);
   if (in.remaining() != 0)
     fail("model file has %llu unexpected bytes after its last section", static_cast<ull>(in.remaining()));
-
-  model.positions = sinusoidal_positions(context, static_cast<Index>(d));
+  model.positions = sinusoidal_positions(model.context, model.d_model);
   return model;
 }
 

@@ -49,13 +49,19 @@ inline void add_scaled(float* acc, float u, const std::int8_t* values) {
 const char* describe(float value) { return std::isnan(value) ? "NaN" : value > 0 ? "+Inf" : "-Inf"; }
 
 // Out of line, so each check costs a call rather than an inlined string build and throw.
-[[noreturn]] __attribute__((noinline)) void fail(const std::string& message) { throw AttentionError("nearest words: " + message); }
+[[noreturn]] __attribute__((noinline)) void fail(const std::string& message) {
+  throw AttentionError("nearest words: " + message);
+}
 
 }  // namespace
 
 NearestWords::NearestWords(const WordVectors& table)
-    : count_(table.size()), dim_(table.dim()), stride_((count_ + kLanes - 1) / kLanes * kLanes),
-      values_t_(static_cast<std::size_t>(dim_) * stride_), scales_(count_), inverse_norms_(stride_) {
+    : count_(table.size()),
+      dim_(table.dim()),
+      stride_((count_ + kLanes - 1) / kLanes * kLanes),
+      values_t_(static_cast<std::size_t>(dim_) * stride_),
+      scales_(count_),
+      inverse_norms_(stride_) {
   const std::size_t d = static_cast<std::size_t>(dim_);
   for (std::size_t i = 0; i < count_; ++i) {
     const std::int8_t* row = table.values(i);
@@ -123,7 +129,8 @@ std::vector<Neighbour> NearestWords::nearest(const float* vector, Index length, 
   std::size_t left = count_;
   for (const Index id : exclude) {
     if (id < 0 || static_cast<std::size_t>(id) >= count_)
-      fail("cannot exclude word " + std::to_string(id) + "; the vocabulary has words 0 to " + std::to_string(count_ - 1));
+      fail("cannot exclude word " + std::to_string(id) + "; the vocabulary has words 0 to " +
+           std::to_string(count_ - 1));
     float& excluded = approx[static_cast<std::size_t>(id)];
     if (excluded != -INFINITY) --left;
     excluded = -INFINITY;

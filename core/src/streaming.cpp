@@ -1,81 +1,27 @@
-// Online-softmax attention (Milakov & Gimelshein 2018; the recurrence FlashAttention tiles): for each
-// query keep the running maximum m, the running sum l of exp(s - m) and the running weighted sum of
-// values; when a new block raises the maximum, rescale what was accumulated by exp(m_old - m_new).
+// Output-only attention with the online softmax (Milakov & Gimelshein 2018; the recurrence FlashAttention
+// tiles): for each query keep the running maximum m, the running sum l of exp(s - m) and the running
+// weighted sum of values; when a new block of keys raises the maximum, rescale what was accumulated by
+// exp(m_old - m_new). kernels::streaming_output runs it; reference::streaming_output is the same
+// recurrence written plainly, which the tests hold the kernel to. The scores are rounded to float once,
+// from double sums, as the full path's: both are at the float32 floor (tests/core/test_accuracy.cpp).
 #include "attention/streaming.hpp"
-#include "attention/kernels.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <limits>
-#include <sstream>
+
+#include "checks.hpp"
+#include "kernels.hpp"
 
 namespace attn {
-namespace {
 
-constexpr Index kBlock = 64;  // queries and keys per tile: 64×64 scores = 16 KB, cache-resident
-
-void require_inputs(const Matrix& Q, const Matrix& K, const Matrix& V, const AttentionOptions& o) {
-  if (Q.size() == 0 || K.size() == 0 || V.size() == 0) {
-    std::ostringstream s;
-    s << "streaming attention needs non-empty Q, K, V; got Q " << shape_of(Q) << ", K " << shape_of(K) << ", V "
-      << shape_of(V);
-    throw AttentionError(s.str());
-  }
-  if (Q.cols() != K.cols() || K.rows() != V.rows()) {
-    std::ostringstream s;
-    s << "streaming attention: Q " << shape_of(Q) << " and K " << shape_of(K) << " must share d_k, and K and V "
-      << shape_of(V) << " must have one row per key";
-    throw AttentionError(s.str());
-  }
-  require_finite(Q, "Q");
-  require_finite(K, "K");
-  require_finite(V, "V");
-  if (!(o.temperature > 0) || !std::isfinite(o.temperature)) {
-    std::ostringstream s;
-    s << "temperature must be a finite number > 0, got " << o.temperature;
-    throw AttentionError(s.str());
-  }
+Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const Matrix& V, const AttentionOptions& o) {
+  detail::require_qkv(Q_in, K_in, V, "streaming attention");
+  detail::require_temperature(o.temperature);
   if (o.score == Score::Additive || o.hand_shortcuts)
-    throw AttentionError("streaming attention supports dot, scaled-dot and cosine scores without hand shortcuts");
-  if (o.causal && Q.rows() != K.rows()) {
-    std::ostringstream s;
-    s << "causal mask needs as many queries as keys; Q is " << shape_of(Q) << ", K is " << shape_of(K);
-    throw AttentionError(s.str());
-  }
-  if (!o.key_padding.empty() && static_cast<Index>(o.key_padding.size()) != K.rows()) {
-    std::ostringstream s;
-    s << "key padding mask has " << o.key_padding.size() << " entries but there are " << K.rows() << " keys";
-    throw AttentionError(s.str());
-  }
-}
+    detail::fail("streaming attention supports dot, scaled-dot and cosine scores without hand shortcuts");
+  if (o.causal) detail::require_causal_square(Q_in.rows(), K_in.rows());
+  detail::require_key_padding(o.key_padding, K_in.rows());
 
-// Cosine scores are dot products of unit vectors; a zero vector stays zero (it scores 0). Each row is
-// first divided by its largest |entry|, so the norm of a huge (or tiny) finite row cannot overflow.
-Matrix unit_rows(const Matrix& M) {
-  Matrix out = M;
-  for (Index r = 0; r < out.rows(); ++r) {
-    const float largest = out.row(r).cwiseAbs().maxCoeff();
-    if (largest == 0.0f) continue;
-    out.row(r) /= largest;
-    out.row(r) /= out.row(r).norm();
-  }
-  return out;
-}
-
-// Finite inputs can still overflow float32 in q·k or ÷ a tiny temperature: refuse rather than return
-// Inf/NaN (the full path refuses the same inputs).
-Matrix require_no_overflow(Matrix output) {
-  if (!output.allFinite())
-    throw AttentionError("streaming attention: the output (" + shape_of(output) +
-                         ") overflows float32: the scores are too large for it (|value| > 3.4e38)");
-  return output;
-}
-
-}  // namespace
-
-Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const Matrix& V,
-                                  const AttentionOptions& o) {
-  require_inputs(Q_in, K_in, V, o);
+  // Cosine scores are the dot products of unit vectors.
   const bool cosine = o.score == Score::Cosine;
   Matrix Q_unit, K_unit;  // only for cosine scores; otherwise Q and K are the inputs themselves, not copies
   if (cosine) {
@@ -84,64 +30,15 @@ Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const 
   }
   const Matrix& Q = cosine ? Q_unit : Q_in;
   const Matrix& K = cosine ? K_unit : K_in;
-  const Index T_q = Q.rows(), T_k = K.rows(), d_v = V.cols();
-  const float scale = o.score == Score::ScaledDot ? std::sqrt(static_cast<float>(Q.cols())) : 1.0f;
-  const float inv_divisor = 1.0f / (scale * o.temperature);
-  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const double scale = o.score == Score::ScaledDot ? std::sqrt(static_cast<double>(Q.cols())) : 1.0;
+  const double inv_divisor = 1.0 / (scale * o.temperature);  // applied to each double sum before rounding
 
-  Matrix output(T_q, d_v);
-  if constexpr (kernels::kUseForStreaming) {
-    // The same recurrence with packed K/V and vectorised tiles and exp: see attention/kernels.hpp.
-    kernels::streaming_output(Q.data(), K.data(), V.data(), T_q, T_k, Q.cols(), d_v, inv_divisor, o.causal,
-                              o.key_padding.empty() ? nullptr : o.key_padding.data(), output.data());
-    return require_no_overflow(std::move(output));
-  }
-  Matrix scores;                               // one tile: up to kBlock × kBlock
-  Vector running_max, running_sum;             // per query of the block
-  Matrix accumulated;                          // block × d_v
-  for (Index q0 = 0; q0 < T_q; q0 += kBlock) {
-    const Index nq = std::min(kBlock, T_q - q0);
-    running_max.setConstant(nq, neg_inf);
-    running_sum.setZero(nq);
-    accumulated.setZero(nq, d_v);
-    // With a causal mask, keys after the block's last query are never seen.
-    const Index k_end = o.causal ? std::min(T_k, q0 + nq) : T_k;
-    for (Index k0 = 0; k0 < k_end; k0 += kBlock) {
-      const Index nk = std::min(kBlock, k_end - k0);
-      scores.noalias() = Q.middleRows(q0, nq) * K.middleRows(k0, nk).transpose();  // nq × nk
-      scores *= inv_divisor;
-      for (Index i = 0; i < nq; ++i) {
-        float* s = &scores(i, 0);
-        float block_max = neg_inf;
-        for (Index j = 0; j < nk; ++j) {
-          const bool hidden = (o.causal && k0 + j > q0 + i) ||
-                              (!o.key_padding.empty() && o.key_padding[static_cast<std::size_t>(k0 + j)]);
-          if (hidden) s[j] = neg_inf;
-          block_max = std::max(block_max, s[j]);
-        }
-        if (block_max == neg_inf) continue;  // nothing visible in this tile for query i
-        const float new_max = std::max(running_max(i), block_max);
-        // Rescale what was summed under the old maximum (exp(-inf) = 0 for the first visible tile).
-        const float correction = std::exp(running_max(i) - new_max);
-        float tile_sum = 0;
-        for (Index j = 0; j < nk; ++j) {
-          s[j] = s[j] == neg_inf ? 0.0f : std::exp(s[j] - new_max);
-          tile_sum += s[j];
-        }
-        running_sum(i) = running_sum(i) * correction + tile_sum;
-        accumulated.row(i) = accumulated.row(i) * correction + scores.row(i).head(nk) * V.middleRows(k0, nk);
-        running_max(i) = new_max;
-      }
-    }
-    for (Index i = 0; i < nq; ++i) {
-      // A query that saw no key at all keeps a zero row, as the full path's all-zero weights give.
-      if (running_sum(i) > 0)
-        output.row(q0 + i) = accumulated.row(i) / running_sum(i);
-      else
-        output.row(q0 + i).setZero();
-    }
-  }
-  return require_no_overflow(std::move(output));
+  Matrix output(Q.rows(), V.cols());
+  kernels::streaming_output(Q.data(), K.data(), V.data(), Q.rows(), K.rows(), Q.cols(), V.cols(), inv_divisor, o.causal,
+                            o.key_padding.empty() ? nullptr : o.key_padding.data(), output.data());
+  // Finite inputs can still overflow float32 in q·k or ÷ a tiny temperature (the full path refuses them too).
+  detail::require_no_overflow(output, "streaming attention: the output");
+  return output;
 }
 
 }  // namespace attn

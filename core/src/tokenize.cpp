@@ -15,7 +15,8 @@ std::size_t unicode_space_length(std::string_view text, std::size_t i) {
   auto at = [&](std::size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u; };
   if (at(0) == 0xC2 && (at(1) == 0x85 || at(1) == 0xA0)) return 2;
   if (at(0) == 0xE1 && at(1) == 0x9A && at(2) == 0x80) return 3;
-  if (at(0) == 0xE2 && at(1) == 0x80 && ((at(2) >= 0x80 && at(2) <= 0x8A) || at(2) == 0xA8 || at(2) == 0xA9 || at(2) == 0xAF))
+  if (at(0) == 0xE2 && at(1) == 0x80 &&
+      ((at(2) >= 0x80 && at(2) <= 0x8A) || at(2) == 0xA8 || at(2) == 0xA9 || at(2) == 0xAF))
     return 3;
   if (at(0) == 0xE2 && at(1) == 0x81 && at(2) == 0x9F) return 3;
   if (at(0) == 0xE3 && at(1) == 0x80 && at(2) == 0x80) return 3;

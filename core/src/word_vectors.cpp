@@ -2,11 +2,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <sstream>
 #include <utility>
 
 #include "attention/text.hpp"
 #include "byte_reader.hpp"
+#include "word_table.hpp"
 
 namespace attn {
 namespace {
@@ -15,16 +15,11 @@ constexpr char kMagic[8] = {'A', 'T', 'T', 'N', 'V', 'E', 'C', '1'};
 constexpr std::size_t kHeaderSize = sizeof kMagic + 3 * 4;  // magic, count, dim, words_bytes; then the words
 
 using detail::f32_le;
+using detail::fail;
+using detail::ull;
 
-// FNV-1a (32-bit) hashes the words: simple, and quick on the short words of a vocabulary. The parser
-// hashes byte by byte while it looks for each word's end, hence the separate step.
-constexpr std::uint32_t kFnvBasis = 2166136261u;
-std::uint32_t fnv1a_step(std::uint32_t hash, unsigned char byte) { return (hash ^ byte) * 16777619u; }
-std::uint32_t fnv1a(std::string_view bytes) {
-  std::uint32_t hash = kFnvBasis;
-  for (const char c : bytes) hash = fnv1a_step(hash, static_cast<unsigned char>(c));
-  return hash;
-}
+using detail::fnv1a_step;
+using detail::kFnvBasis;
 
 bool ends_with(const std::string& s, const char* suffix) {
   const std::size_t n = std::strlen(suffix);
@@ -41,13 +36,20 @@ std::vector<std::string> stem_candidates(std::string_view word) {
     std::string stem = w.substr(0, w.size() - std::strlen(suffix)) + replacement;
     if (stem.size() >= 2) stems.push_back(std::move(stem));
   };
-  strip("'s", ""); strip("ies", "y"); strip("es", ""); strip("s", "");
-  strip("ing", ""); strip("ing", "e"); strip("ed", ""); strip("ed", "e"); strip("ly", "");
+  strip("'s", "");
+  strip("ies", "y");
+  strip("es", "");
+  strip("s", "");
+  strip("ing", "");
+  strip("ing", "e");
+  strip("ed", "");
+  strip("ed", "e");
+  strip("ly", "");
   return stems;
 }
 
 WordVectors WordVectors::parse(const std::uint8_t* bytes, std::size_t size) {
-  if (bytes == nullptr && size != 0) throw AttentionError("vectors file: null data");
+  if (bytes == nullptr && size != 0) fail("vectors file: null data");
   return parse(std::vector<std::uint8_t>(bytes, bytes + size));
 }
 
@@ -56,23 +58,18 @@ WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
   table.file_ = std::move(bytes);
   detail::ByteReader in(table.file_.data(), table.file_.size(), "vectors file");
   if (table.file_.size() < sizeof kMagic || std::memcmp(in.take(sizeof kMagic, "magic"), kMagic, sizeof kMagic) != 0)
-    throw AttentionError("not a vectors file: it must start with \"ATTNVEC1\"");
+    fail("not a vectors file: it must start with \"ATTNVEC1\"");
   const std::uint32_t count = in.u32("word count");
   const std::uint32_t dim = in.u32("dimension");
   const std::uint32_t words_bytes = in.u32("words size");
-  if (count == 0 || dim == 0) {
-    std::ostringstream s;
-    s << "vectors file has " << count << " words of dimension " << dim << "; both must be at least 1";
-    throw AttentionError(s.str());
-  }
+  if (count == 0 || dim == 0) fail("vectors file has %u words of dimension %u; both must be at least 1", count, dim);
   // The sizes must add up exactly, checked before anything is allocated from them (64-bit: no overflow).
   const std::uint64_t expected = std::uint64_t{words_bytes} + 4ull * count + std::uint64_t{count} * dim;
-  if (expected != in.remaining()) {
-    std::ostringstream s;
-    s << "vectors file size does not match its header: " << count << " words × " << dim << " dims and "
-      << words_bytes << " bytes of words need " << expected << " more bytes, the file has " << in.remaining();
-    throw AttentionError(s.str());
-  }
+  if (expected != in.remaining())
+    fail(
+        "vectors file size does not match its header: %u words × %u dims and %u bytes of words need %llu more "
+        "bytes, the file has %zu",
+        count, dim, words_bytes, ull(expected), in.remaining());
   const char* words = reinterpret_cast<const char*>(in.take(words_bytes, "words"));
   const std::uint8_t* scales = in.take(4ull * count, "scales");
   const std::uint8_t* values = in.take(std::uint64_t{count} * dim, "values");
@@ -84,9 +81,10 @@ WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
   // One pass over the words block finds where each word starts, hashes it and enters it in the table.
   // Every newline-terminated word is counted, even past `count`, so that the mismatch message can say how
   // many the block holds; a duplicate is only noted, as that mismatch is reported first.
-  std::size_t capacity = 2;  // load factor at most 1/2: a probe always ends at an empty slot, chains stay short
-  while (capacity < 2 * std::size_t{count}) capacity *= 2;
-  table.slots_.assign(capacity, 0);
+  // The parser hashes each word byte by byte while it looks for the word's end (word_table.hpp's fnv1a
+  // in steps), rather than in a second pass.
+  table.slots_ = detail::empty_slots(count);
+  auto word_of = [&](std::uint32_t row) { return table.word(row); };
   table.starts_.reserve(std::size_t{count} + 1);
   std::size_t found = 0, start = 0, duplicate = count;
   std::uint32_t hash = kFnvBasis;
@@ -96,10 +94,10 @@ WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
       hash = fnv1a_step(hash, c);
       continue;
     }
-    if (i == start) throw AttentionError("vectors file: word " + std::to_string(found) + " is empty");
+    if (i == start) fail("vectors file: word %zu is empty", found);
     if (found < count) {
       table.starts_.push_back(static_cast<std::uint32_t>(start));
-      std::uint32_t& slot = table.slots_[table.slot_of({words + start, i - start}, hash)];
+      std::uint32_t& slot = table.slots_[detail::slot_of(table.slots_, {words + start, i - start}, hash, word_of)];
       if (slot == 0)
         slot = static_cast<std::uint32_t>(found) + 1;
       else if (duplicate == count)
@@ -109,27 +107,21 @@ WordVectors WordVectors::parse(std::vector<std::uint8_t>&& bytes) {
     start = i + 1;
     hash = kFnvBasis;
   }
-  if (start != words_bytes || found != count) {
-    std::ostringstream s;
-    s << "vectors file: the header promises " << count << " newline-terminated words, the words block holds "
-      << found << (start != words_bytes ? " and an unterminated tail" : "");
-    throw AttentionError(s.str());
-  }
+  if (start != words_bytes || found != count)
+    fail("vectors file: the header promises %u newline-terminated words, the words block holds %zu%s", count, found,
+         start != words_bytes ? " and an unterminated tail" : "");
   table.starts_.push_back(words_bytes);
   if (duplicate != count)
-    throw AttentionError("vectors file: the word \"" + std::string(table.word(duplicate)) + "\" appears twice");
+    fail("vectors file: the word \"%s\" appears twice", std::string(table.word(duplicate)).c_str());
 
   // Every scale is checked now, so a bad file is refused at load rather than by the first sentence that
   // uses the word; the values need no check (any int8 times a valid scale is finite).
   for (std::uint32_t w = 0; w < count; ++w) {
     const float scale = f32_le(scales + 4ull * w);
     // scale × 127 (or × -128) must stay finite too: a scale above FLT_MAX / 128 would give Inf vectors.
-    if (!std::isfinite(scale) || scale < 0 || scale > std::numeric_limits<float>::max() / 128.0f) {
-      std::ostringstream s;
-      s << "vectors file: the scale of \"" << table.word(w) << "\" is " << scale
-        << "; it must be finite, ≥ 0 and at most " << std::numeric_limits<float>::max() / 128.0f;
-      throw AttentionError(s.str());
-    }
+    if (!std::isfinite(scale) || scale < 0 || scale > std::numeric_limits<float>::max() / 128.0f)
+      fail("vectors file: the scale of \"%s\" is %g; it must be finite, ≥ 0 and at most %g",
+           std::string(table.word(w)).c_str(), double{scale}, double{std::numeric_limits<float>::max() / 128.0f});
   }
   return table;
 }
@@ -139,15 +131,10 @@ std::string_view WordVectors::word(std::size_t i) const {
   return {words + starts_[i], starts_[i + 1] - starts_[i] - 1};  // without its '\n'
 }
 
-std::size_t WordVectors::slot_of(std::string_view word, std::uint32_t hash) const {
-  const std::size_t mask = slots_.size() - 1;  // the capacity is a power of two
-  for (std::size_t s = hash & mask;; s = (s + 1) & mask)
-    if (slots_[s] == 0 || this->word(slots_[s] - 1) == word) return s;
-}
-
 Index WordVectors::find(std::string_view word) const {
   if (slots_.empty()) return -1;  // a default-constructed table
-  const std::uint32_t row_plus_1 = slots_[slot_of(word, fnv1a(word))];
+  auto word_of = [this](std::uint32_t row) { return this->word(row); };
+  const std::uint32_t row_plus_1 = slots_[detail::slot_of(slots_, word, detail::fnv1a(word), word_of)];
   return row_plus_1 == 0 ? -1 : static_cast<Index>(row_plus_1 - 1);
 }
 
@@ -168,7 +155,7 @@ void WordVectors::dequantise(Index i, float* out) const {
 
 Matrix WordVectors::vector(Index i) const {
   if (i < 0 || static_cast<std::size_t>(i) >= count_)
-    throw AttentionError("word index " + std::to_string(i) + " is outside the vocabulary of " + std::to_string(count_));
+    fail("word index %lld is outside the vocabulary of %zu", detail::ll(i), count_);
   Matrix row(1, dim_);
   dequantise(i, row.data());
   return row;
@@ -176,12 +163,9 @@ Matrix WordVectors::vector(Index i) const {
 
 Embedding WordVectors::embed(std::string_view text, std::size_t max_tokens) const {
   std::vector<std::string> tokens = tokenize(text);
-  if (tokens.empty()) throw AttentionError("there is no word to attend to: the text is empty");
-  if (tokens.size() > max_tokens) {
-    std::ostringstream s;
-    s << "the text has " << tokens.size() << " tokens; at most " << max_tokens << " can be shown at once";
-    throw AttentionError(s.str());
-  }
+  if (tokens.empty()) fail("there is no word to attend to: the text is empty");
+  if (tokens.size() > max_tokens)
+    fail("the text has %zu tokens; at most %zu can be shown at once", tokens.size(), max_tokens);
   Embedding out;
   out.X = Matrix::Zero(static_cast<Index>(tokens.size()), dim());
   for (std::size_t t = 0; t < tokens.size(); ++t) {

@@ -38,11 +38,10 @@ TEST_CASE("seed 003: keys, queries, values, scores, softmax and outputs", "[atte
                       {6.0337e-06f, 9.8201e-01f, 1.7986e-02f},
                       {2.9539e-04f, 8.8054e-01f, 1.1917e-01f}}),
                 1e-5f);
-  require_close(s.output,
-                rows({{1.936621f, 6.683105f, 1.595068f},
-                      {1.999994f, 7.963992f, 0.053976f},
-                      {1.999705f, 7.759892f, 0.358389f}}),
-                1e-5f);
+  require_close(
+      s.output,
+      rows({{1.936621f, 6.683105f, 1.595068f}, {1.999994f, 7.963992f, 0.053976f}, {1.999705f, 7.759892f, 0.358389f}}),
+      1e-5f);
 }
 
 TEST_CASE("seed 003: the article's rounded weights give its printed outputs", "[attention][seed003]") {

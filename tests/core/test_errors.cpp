@@ -31,18 +31,21 @@ TEST_CASE("mismatched projection shapes name both shapes", "[errors]") {
   REQUIRE_THROWS_WITH(attention(X, w), Contains("W_K is 3×4 but must be 4×d_out"));
   w = square_head(4);
   w.W_K = Matrix::Ones(4, 2);
-  REQUIRE_THROWS_WITH(attention(X, w), Contains("W_Q (4×4) and W_K (4×2) must give queries and keys of the same length"));
+  REQUIRE_THROWS_WITH(attention(X, w),
+                      Contains("W_Q (4×4) and W_K (4×2) must give queries and keys of the same length"));
   w = square_head(4);
   w.b_V = vec({1, 2});
   REQUIRE_THROWS_WITH(attention(X, w), Contains("b_V has 2 entries"));
   // Column convention: weights are d_k × d_model.
-  REQUIRE_THROWS_WITH(attention_by_columns(Matrix::Ones(6, 4), {Matrix::Ones(6, 3), Matrix::Ones(3, 6), Matrix::Ones(3, 6), {}, {}, {}}),
+  REQUIRE_THROWS_WITH(attention_by_columns(Matrix::Ones(6, 4),
+                                           {Matrix::Ones(6, 3), Matrix::Ones(3, 6), Matrix::Ones(3, 6), {}, {}, {}}),
                       Contains("W_Q is 6×3 but must be d_out×6"));
 }
 
 TEST_CASE("score shape errors", "[errors]") {
   REQUIRE_THROWS_WITH(dot_scores(Matrix::Ones(2, 3), Matrix::Ones(2, 4)), Contains("Q (2×3) and keys K (2×4)"));
-  REQUIRE_THROWS_WITH(additive_scores(Matrix::Ones(2, 3), Matrix::Ones(2, 3), {Matrix::Ones(4, 3), Matrix::Ones(4, 2), Vector::Ones(4)}),
+  REQUIRE_THROWS_WITH(additive_scores(Matrix::Ones(2, 3), Matrix::Ones(2, 3),
+                                      {Matrix::Ones(4, 3), Matrix::Ones(4, 2), Vector::Ones(4)}),
                       Contains("W2 4×2"));
   AttentionOptions o;
   o.score = Score::Additive;  // no additive weights given
@@ -89,7 +92,8 @@ TEST_CASE("multi-head and batch shape errors name the part", "[errors]") {
                       Contains("into 3 equal heads"));
   Batch b(2, 3, 4);
   const MultiHeadWeights one{{square_head(4)}, Matrix::Identity(4, 4), {}};
-  REQUIRE_THROWS_WITH(batched_attention(b, one, {}, {KeyPadding{0, 0, 0}}), Contains("2 sequences but 1 padding masks"));
+  REQUIRE_THROWS_WITH(batched_attention(b, one, {}, {KeyPadding{0, 0, 0}}),
+                      Contains("2 sequences but 1 padding masks"));
   b.data[13] = kNaN;
   REQUIRE_THROWS_WITH(batched_attention(b, one, {}), Contains("batch item 1: head 0: X (3×4) has NaN"));
   b.data.pop_back();

@@ -38,7 +38,8 @@ void require_weights(const Matrix& w, std::vector<Index> zero_rows = {}) {
 }  // namespace
 
 TEST_CASE("softmax of ±1e4 and ±1e30 logits is exact where the maths is", "[extremes]") {
-  const Matrix w = softmax(rows({{1e4f, -1e4f, 0}, {1e30f, -1e30f, 0}, {-1e30f, -1e30f, -1e30f}, {1e4f, 1e4f - 1, -1e30f}}));
+  const Matrix w = softmax(
+      rows({{1e4f, -1e4f, 0}, {1e30f, -1e30f, 0}, {-1e30f, -1e30f, -1e30f}, {1e4f, 1e4f - 1, -1e30f}}));
   require_weights(w);
   require_close(w.row(0), rows({{1, 0, 0}}), 0);
   require_close(w.row(1), rows({{1, 0, 0}}), 0);
@@ -177,7 +178,8 @@ TEST_CASE("finite inputs that overflow float32 are refused with a clear error", 
   REQUIRE_THROWS_WITH(streaming_attention_output(X, X, X, {Score::Dot}), Contains("overflows float32"));
   MultiHeadWeights m = split_heads(Matrix::Identity(2, 2), Matrix::Identity(2, 2), Matrix::Identity(2, 2),
                                    Matrix::Constant(2, 2, 3e38f), 1);
-  REQUIRE_THROWS_WITH(multi_head_attention(Matrix::Constant(2, 2, 10), m), Contains("W_O + b_O (2×2) overflows float32"));
+  REQUIRE_THROWS_WITH(multi_head_attention(Matrix::Constant(2, 2, 10), m),
+                      Contains("W_O + b_O (2×2) overflows float32"));
 }
 
 TEST_CASE("NaN and Inf inputs are refused, naming the operand and the position", "[extremes]") {
@@ -230,7 +232,8 @@ TEST_CASE("empty and degenerate shapes are refused or empty, never undefined", "
 
 TEST_CASE("a vectors file whose scale would overflow the vectors is refused", "[extremes]") {
   auto file = [](float scale) {
-    std::vector<std::uint8_t> out = {'A', 'T', 'T', 'N', 'V', 'E', 'C', '1', 1, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 'a', '\n'};
+    std::vector<std::uint8_t> out = {'A', 'T', 'T', 'N', 'V', 'E', 'C', '1', 1, 0,   0,
+                                     0,   1,   0,   0,   0,   2,   0,   0,   0, 'a', '\n'};
     std::uint8_t bits[4];
     std::memcpy(bits, &scale, 4);
     out.insert(out.end(), bits, bits + 4);

@@ -22,8 +22,8 @@ using namespace attn;
 
 namespace {
 
-const char* const kVariants[] = {"dot", "scaled_dot", "cosine", "additive", "parameter_free", "by_columns", "mha",
-                                 "mha_batched"};
+const char* const kVariants[] = {"dot",        "scaled_dot", "cosine",     "additive", "parameter_free",
+                                 "by_columns", "mha",        "mha_batched"};
 constexpr int kVariantCount = 8;
 constexpr double kMaxRelativeError = 1e-5;
 
@@ -150,8 +150,10 @@ void compare_weights(const Matrix& actual, const std::vector<float>& expected, s
     const Matrix a = by_columns ? Matrix(actual.col(i)) : Matrix(actual.row(i));
     const Matrix x = by_columns ? Matrix(ref.col(i)) : Matrix(ref.row(i));
     const double scale = x.cwiseAbs().maxCoeff(), diff = (a - x).cwiseAbs().maxCoeff();
-    if (scale == 0) REQUIRE(diff == 0);
-    else e.weights = std::max(e.weights, diff / scale);
+    if (scale == 0)
+      REQUIRE(diff == 0);
+    else
+      e.weights = std::max(e.weights, diff / scale);
     for (Index j = 0; j < a.size(); ++j)
       if (x(j) != 0)
         e.weights_element = std::max(e.weights_element, std::abs(static_cast<double>(a(j)) - x(j)) / std::abs(x(j)));
@@ -162,8 +164,8 @@ void compare_weights(const Matrix& actual, const std::vector<float>& expected, s
 // An output is a sum of products (weights·V, concat·W_O + b_O, V = X·W_V + b_V): float32 can only be
 // asked to be accurate relative to the magnitude of those products, not of a result that cancels to
 // nearly 0. `magnitude` is that sum of absolute products, element by element (e.g. |weights|·|V|).
-void compare_output(const Matrix& actual, const Matrix& magnitude, const std::vector<float>& expected,
-                    std::size_t& at, Errors& e) {
+void compare_output(const Matrix& actual, const Matrix& magnitude, const std::vector<float>& expected, std::size_t& at,
+                    Errors& e) {
   const Matrix ref = next_ref(expected, at, actual.rows(), actual.cols());
   REQUIRE(actual.allFinite());
   REQUIRE(magnitude.rows() == actual.rows());
@@ -218,7 +220,8 @@ void run_case(const Case& c, Errors& e) {
       w.b_V = rng.vector(c.dv, c.w_exp);
     }
     o.score = static_cast<Score>(c.score);
-    if (c.score == 3) o.additive = {rng.matrix(c.da, c.dk, c.w_exp), rng.matrix(c.da, c.dk, c.w_exp), rng.vector(c.da, c.w_exp)};
+    if (c.score == 3)
+      o.additive = {rng.matrix(c.da, c.dk, c.w_exp), rng.matrix(c.da, c.dk, c.w_exp), rng.vector(c.da, c.w_exp)};
     o.key_padding = padding_of(rng, c);
     REQUIRE(rng.total == c.input_sum);
     const AttentionSteps s = columns ? attention_by_columns(X, w, o) : attention(X, w, o);
@@ -271,8 +274,8 @@ void run_case(const Case& c, Errors& e) {
     auto magnitude = [&](const Matrix& x, const std::vector<Matrix>& head_weights) {
       Matrix concat(x.rows(), c.heads * c.dv);
       for (Index h = 0; h < c.heads; ++h)
-        concat.middleCols(h * c.dv, c.dv) =
-            head_weights[static_cast<std::size_t>(h)].cwiseAbs() * abs_affine(x, w.heads[h].W_V, w.heads[h].b_V);
+        concat.middleCols(h * c.dv, c.dv) = head_weights[static_cast<std::size_t>(h)].cwiseAbs() *
+                                            abs_affine(x, w.heads[h].W_V, w.heads[h].b_V);
       return abs_affine(concat, w.W_O, w.b_O);
     };
     if (c.variant == 6) {

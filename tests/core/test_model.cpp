@@ -160,7 +160,8 @@ TEST_CASE("model file: every tensor lands where the encoder expects it", "[model
   REQUIRE(m.embedding_scale == 2.0f);
   REQUIRE(m.captions == f.captions);
   for (Index w = 0; w < 5; ++w)
-    for (Index k = 0; k < 4; ++k) REQUIRE(m.embedding(w, k) == f.scales[w] * f.values[static_cast<std::size_t>(w * 4 + k)]);
+    for (Index k = 0; k < 4; ++k)
+      REQUIRE(m.embedding(w, k) == f.scales[w] * f.values[static_cast<std::size_t>(w * 4 + k)]);
   require_close(m.positions, sinusoidal_positions(4, 4), 0);
   REQUIRE(m.layers.size() == 1);
   const EncoderLayer& layer = m.layers[0];
@@ -188,9 +189,13 @@ TEST_CASE("model file: half precision decodes exactly, subnormals included", "[m
   ModelFile f;
   Bytes b = f.bytes();
   // The first weight is layer 0's norm1 gamma[0]; try a few bit patterns there.
-  const std::pair<std::uint16_t, float> cases[] = {{0x3C00, 1.0f}, {0xC000, -2.0f}, {0x3555, 0.333251953125f},
-                                                   {0x7BFF, 65504.0f}, {0x0001, 5.9604644775390625e-8f},
-                                                   {0x8000, -0.0f}, {0x03FF, 6.097555160522461e-5f}};
+  const std::pair<std::uint16_t, float> cases[] = {{0x3C00, 1.0f},
+                                                   {0xC000, -2.0f},
+                                                   {0x3555, 0.333251953125f},
+                                                   {0x7BFF, 65504.0f},
+                                                   {0x0001, 5.9604644775390625e-8f},
+                                                   {0x8000, -0.0f},
+                                                   {0x03FF, 6.097555160522461e-5f}};
   for (const auto& [bits, value] : cases) {
     b[f.first_weight_at] = static_cast<std::uint8_t>(bits & 0xff);
     b[f.first_weight_at + 1] = static_cast<std::uint8_t>(bits >> 8);
@@ -219,7 +224,8 @@ TEST_CASE("model file: bad bytes are refused with messages that name the problem
   REQUIRE_THROWS_WITH(LanguageModel::parse(good.data(), 30), Contains("truncated: context length needs 4 bytes"));
   REQUIRE_THROWS_WITH(LanguageModel::parse(good.data(), f.first_weight_at + 10),
                       Contains("truncated or its header is corrupt"));
-  REQUIRE_THROWS_WITH(LanguageModel::parse(good.data(), good.size() - 3), Contains("truncated: a caption needs 10 bytes"));
+  REQUIRE_THROWS_WITH(LanguageModel::parse(good.data(), good.size() - 3),
+                      Contains("truncated: a caption needs 10 bytes"));
 
   b = good;
   put_u32(b, f.heads_at, 3);

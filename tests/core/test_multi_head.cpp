@@ -36,8 +36,8 @@ TEST_CASE("batched attention equals one call per sequence, with per-sequence pad
   const Index N = 3, T = 4, d = 6;
   Batch X(N, T, d);
   for (float& v : X.data) v = std::uniform_real_distribution<float>(-1, 1)(rng);
-  const MultiHeadWeights w = split_heads(seeded_matrix(d, d, rng), seeded_matrix(d, d, rng),
-                                         seeded_matrix(d, d, rng), seeded_matrix(d, d, rng), 3);
+  const MultiHeadWeights w = split_heads(seeded_matrix(d, d, rng), seeded_matrix(d, d, rng), seeded_matrix(d, d, rng),
+                                         seeded_matrix(d, d, rng), 3);
   AttentionOptions o;
   o.causal = true;
   const std::vector<KeyPadding> padding = {{0, 0, 0, 0}, {0, 0, 1, 1}, {0, 0, 0, 1}};
@@ -51,7 +51,8 @@ TEST_CASE("batched attention equals one call per sequence, with per-sequence pad
     item.key_padding = padding[static_cast<std::size_t>(n)];
     const MultiHeadSteps alone = multi_head_attention(X.item(n), w, item);
     require_close(r.output.item(n), alone.output, 1e-6f);
-    for (std::size_t h = 0; h < 3; ++h) require_close(r.weights[static_cast<std::size_t>(n)][h], alone.heads[h].weights, 0.0f);
+    for (std::size_t h = 0; h < 3; ++h)
+      require_close(r.weights[static_cast<std::size_t>(n)][h], alone.heads[h].weights, 0.0f);
   }
   // Padded keys get no weight.
   REQUIRE(r.weights[1][0].col(2).isZero(0));

@@ -8,9 +8,9 @@
 #include <random>
 #include <set>
 
+#include "../support/vectors_file.hpp"
 #include "attention/nearest.hpp"
 #include "helpers.hpp"
-#include "../support/vectors_file.hpp"
 
 using namespace attn;
 using Catch::Contains;
@@ -83,7 +83,8 @@ TEST_CASE("nearest words match a double-precision brute-force search over the co
   const Matrix all = all_vectors(table);
 
   std::vector<std::vector<float>> queries;
-  for (const char* word : {"bank", "check", "station", "train", "the", "."}) queries.push_back(as_vector(table.vector(table.find(word))));
+  for (const char* word : {"bank", "check", "station", "train", "the", "."})
+    queries.push_back(as_vector(table.vector(table.find(word))));
   // A contextual vector like the page's A(i): a mix of two words.
   {
     const Matrix mix = 0.6f * table.vector(table.find("check")) + 0.4f * table.vector(table.find("bank"));
@@ -99,7 +100,8 @@ TEST_CASE("nearest words match a double-precision brute-force search over the co
   for (std::size_t q = 0; q < queries.size(); ++q) {
     for (Index k : {1, 5, 40}) {
       INFO("query " << q << ", k = " << k);
-      require_matches(index.nearest(queries[q].data(), table.dim(), k), brute_force(all, queries[q], static_cast<std::size_t>(k)));
+      require_matches(index.nearest(queries[q].data(), table.dim(), k),
+                      brute_force(all, queries[q], static_cast<std::size_t>(k)));
     }
   }
   SECTION("the whole vocabulary, in order") {
@@ -126,7 +128,8 @@ TEST_CASE("a word is its own nearest word, and exclusions skip words", "[nearest
   require_matches(rest, brute_force(all, q, 5, {bank, five[1].id}));
   REQUIRE(rest[0].id == five[2].id);
   REQUIRE(rest[1].id == five[3].id);
-  REQUIRE(std::none_of(rest.begin(), rest.end(), [&](const Neighbour& n) { return n.id == bank || n.id == five[1].id; }));
+  REQUIRE(
+      std::none_of(rest.begin(), rest.end(), [&](const Neighbour& n) { return n.id == bank || n.id == five[1].id; }));
 }
 
 TEST_CASE("nearest words: ties go to the lower row, zero vectors score 0, fewer words than k", "[nearest]") {
@@ -172,7 +175,8 @@ TEST_CASE("nearest words: the scale of a word does not sway it, from subnormal t
   }
 }
 
-TEST_CASE("nearest words refuse a wrong-length, non-finite or zero vector, k < 1 and unknown rows", "[nearest][errors]") {
+TEST_CASE("nearest words refuse a wrong-length, non-finite or zero vector, k < 1 and unknown rows",
+          "[nearest][errors]") {
   const WordVectors table = table_of({"a", "b"}, 3, {1, 1}, {1, 0, 0, 0, 1, 0});
   const NearestWords index(table);
   const std::vector<float> q = {1, 2, 3};
@@ -183,7 +187,8 @@ TEST_CASE("nearest words refuse a wrong-length, non-finite or zero vector, k < 1
   REQUIRE_THROWS_WITH(index.nearest(nan.data(), 3, 1), Contains("NaN at index 1"));
   REQUIRE_THROWS_WITH(index.nearest(inf.data(), 3, 1), Contains("-Inf at index 2"));
   REQUIRE_THROWS_WITH(index.nearest(zero.data(), 3, 1), Contains("all zeros"));
-  REQUIRE_THROWS_WITH(index.nearest(q.data(), 3, 1, {2}), Contains("cannot exclude word 2; the vocabulary has words 0 to 1"));
+  REQUIRE_THROWS_WITH(index.nearest(q.data(), 3, 1, {2}),
+                      Contains("cannot exclude word 2; the vocabulary has words 0 to 1"));
   REQUIRE_THROWS_WITH(index.nearest(q.data(), 3, 1, {-1}), Contains("cannot exclude word -1"));
   REQUIRE_THROWS_AS(index.nearest(q.data(), 3, 1, {-1}), AttentionError);
 }

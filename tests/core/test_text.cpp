@@ -5,9 +5,9 @@
 #include <fstream>
 #include <iterator>
 
+#include "../support/vectors_file.hpp"
 #include "attention/text.hpp"
 #include "helpers.hpp"
-#include "../support/vectors_file.hpp"
 
 using namespace attn;
 using Catch::Contains;
@@ -21,11 +21,13 @@ std::vector<std::uint8_t> vectors_file(const Strings& words, const std::vector<s
                                        const std::vector<float>& scales) {
   std::vector<std::int8_t> flat;
   for (const auto& row : values) flat.insert(flat.end(), row.begin(), row.end());
-  return attn_test::vectors_file(words, static_cast<std::uint32_t>(values.empty() ? 0 : values[0].size()), scales, flat);
+  return attn_test::vectors_file(words, static_cast<std::uint32_t>(values.empty() ? 0 : values[0].size()), scales,
+                                 flat);
 }
 
 WordVectors small_table() {
-  const auto bytes = vectors_file({"the", "station", "train", "check"}, {{1, 0}, {0, 2}, {1, 1}, {-3, 4}}, {0.5f, 1, 1, 0.25f});
+  const auto bytes = vectors_file({"the", "station", "train", "check"}, {{1, 0}, {0, 2}, {1, 1}, {-3, 4}},
+                                  {0.5f, 1, 1, 0.25f});
   return WordVectors::parse(bytes.data(), bytes.size());
 }
 
@@ -65,8 +67,10 @@ SentenceAttention attend_sentence(const WordVectors& table, const std::string& s
 }  // namespace
 
 TEST_CASE("tokenize: lower-case words, punctuation split off", "[text][tokenize]") {
-  REQUIRE(tokenize("The train left the station on time.") == Strings{"the", "train", "left", "the", "station", "on", "time", "."});
-  REQUIRE(tokenize("  He cashed a CHECK, at the bank!\n") == Strings{"he", "cashed", "a", "check", ",", "at", "the", "bank", "!"});
+  REQUIRE(tokenize("The train left the station on time.") ==
+          Strings{"the", "train", "left", "the", "station", "on", "time", "."});
+  REQUIRE(tokenize("  He cashed a CHECK, at the bank!\n") ==
+          Strings{"he", "cashed", "a", "check", ",", "at", "the", "bank", "!"});
   REQUIRE(tokenize("don't well-known -x- 'quoted' 3.5") ==
           Strings{"don't", "well-known", "-", "x", "-", "'", "quoted", "'", "3", ".", "5"});
   REQUIRE(tokenize("<img src=x onerror=alert(1)>") ==
@@ -76,7 +80,8 @@ TEST_CASE("tokenize: lower-case words, punctuation split off", "[text][tokenize]
   // UTF-8 passes through whole: accents, emoji, right-to-left script.
   REQUIRE(tokenize("Café 🚂 שלום") == Strings{"café", "🚂", "שלום"});
   // Unicode spaces separate like ASCII ones: no-break, em, ideographic, line separator.
-  REQUIRE(tokenize("the\u00a0train\u2003left\u3000the\u2028station") == Strings{"the", "train", "left", "the", "station"});
+  REQUIRE(tokenize("the\u00a0train\u2003left\u3000the\u2028station") ==
+          Strings{"the", "train", "left", "the", "station"});
   REQUIRE(tokenize("\u00a0 \u2003") == Strings{});
   REQUIRE(tokenize("well-\u00a0known") == Strings{"well", "-", "known"});
   REQUIRE(tokenize("na\u00efve caf\u00e9s") == Strings{"na\u00efve", "caf\u00e9s"});  // C2/C3 letters are not spaces
@@ -127,7 +132,8 @@ TEST_CASE("every row is de-quantised exactly, by vector() and by embed()", "[tex
       REQUIRE(table.find(words[static_cast<std::size_t>(i)]) == i);
       Matrix expected(1, 5);
       for (Index k = 0; k < 5; ++k)
-        expected(0, k) = scales[static_cast<std::size_t>(i)] * static_cast<float>(values[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)]);
+        expected(0, k) = scales[static_cast<std::size_t>(i)] *
+                         static_cast<float>(values[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)]);
       REQUIRE(same_bits(table.vector(i), expected));
     }
     for (const char* absent : {"w300", "w", "w01", "w1 ", "", "W1"}) REQUIRE(table.find(absent) == -1);
@@ -156,7 +162,8 @@ TEST_CASE("a duplicate anywhere in a large vocabulary is refused by name", "[tex
   Strings words;
   for (int i = 0; i < 300; ++i) words.push_back("w" + std::to_string(i));
   words[250] = "w17";
-  const auto bytes = vectors_file(words, std::vector<std::vector<std::int8_t>>(300, {1}), std::vector<float>(300, 1.0f));
+  const auto bytes = vectors_file(words, std::vector<std::vector<std::int8_t>>(300, {1}),
+                                  std::vector<float>(300, 1.0f));
   REQUIRE_THROWS_WITH(WordVectors::parse(bytes.data(), bytes.size()), "vectors file: the word \"w17\" appears twice");
 }
 

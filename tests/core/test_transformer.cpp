@@ -33,7 +33,7 @@ TEST_CASE("LayerNorm: zero mean, unit variance, then gamma and beta", "[transfor
   const Matrix plain = layer_norm(X, Vector::Ones(3), Vector::Zero(3));
   const float a = std::sqrt(1.5f);  // (x - 2) / sqrt(2/3) for x = 1, 3, up to eps
   require_close(plain.row(0), rows({{-a, 0, a}}), 1e-4f);
-  require_close(plain.row(1), rows({{0, 0, 0}}), 0.0f);  // constant row: 0 / sqrt(eps)
+  require_close(plain.row(1), rows({{0, 0, 0}}), 0.0f);    // constant row: 0 / sqrt(eps)
   require_close(plain.row(2), rows({{-a, 0, a}}), 1e-4f);  // a large offset keeps its spread
   const Matrix scaled = layer_norm(X, vec({2, 1, 0}), vec({0, 1, 5}));
   require_close(scaled.row(0), rows({{-2 * a, 1, 5}}), 2e-4f);
@@ -42,7 +42,8 @@ TEST_CASE("LayerNorm: zero mean, unit variance, then gamma and beta", "[transfor
 
 TEST_CASE("feed-forward equals act(X·W1 + b1)·W2 + b2 by loops", "[transformer]") {
   const Matrix X = rows({{1, -2}, {0.5f, 3}});
-  FeedForward f{rows({{1, -1, 0.5f}, {0.25f, 2, -1}}), vec({0.1f, 0, -0.2f}), rows({{1, 0}, {0, 1}, {1, 1}}), vec({0, 0.5f})};
+  FeedForward f{rows({{1, -1, 0.5f}, {0.25f, 2, -1}}), vec({0.1f, 0, -0.2f}), rows({{1, 0}, {0, 1}, {1, 1}}),
+                vec({0, 0.5f})};
   for (Activation act : {Activation::ReLU, Activation::GELU}) {
     f.activation = act;
     const Matrix out = feed_forward(X, f);
@@ -52,7 +53,8 @@ TEST_CASE("feed-forward equals act(X·W1 + b1)·W2 + b2 by loops", "[transformer
         for (Index h = 0; h < 3; ++h) {
           double pre = f.b1(h);
           for (Index k = 0; k < 2; ++k) pre += double(X(t, k)) * f.W1(k, h);
-          const double hidden = act == Activation::ReLU ? std::max(pre, 0.0) : 0.5 * pre * (1 + std::erf(pre / std::sqrt(2.0)));
+          const double hidden = act == Activation::ReLU ? std::max(pre, 0.0)
+                                                        : 0.5 * pre * (1 + std::erf(pre / std::sqrt(2.0)));
           total += hidden * f.W2(h, o);
         }
         REQUIRE(out(t, o) == Approx(total).margin(1e-5));

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "../support/vectors_file.hpp"
 #include "attention/attention.hpp"
 #include "attention/text.hpp"
-#include "../support/vectors_file.hpp"
 
 namespace fuzz {
 
@@ -21,8 +21,8 @@ namespace fuzz {
   std::fprintf(stderr, "INVARIANT VIOLATED: %s\n", what.c_str());
   std::abort();
 }
-#define FUZZ_CHECK(cond, what) \
-  do {                         \
+#define FUZZ_CHECK(cond, what)                                     \
+  do {                                                             \
     if (!(cond)) ::fuzz::fail(std::string(what) + " [" #cond "]"); \
   } while (0)
 
@@ -44,12 +44,16 @@ inline void check_weights(const attn::Matrix& weights, const attn::Matrix& scale
       FUZZ_CHECK(std::isfinite(x) && x >= 0.0f && x <= 1.0f, "weight outside [0, 1] or not finite");
       const float logit = s(j);
       FUZZ_CHECK(!std::isnan(logit), "NaN in scaled scores");
-      if (logit == -INFINITY) FUZZ_CHECK(x == 0.0f, "a masked entry got weight");
-      else all_masked = false;
+      if (logit == -INFINITY)
+        FUZZ_CHECK(x == 0.0f, "a masked entry got weight");
+      else
+        all_masked = false;
       sum += x;
     }
-    if (all_masked) FUZZ_CHECK(sum == 0.0, "a fully masked line has weights");
-    else FUZZ_CHECK(std::fabs(sum - 1.0) < 1e-3, "weights do not sum to 1");
+    if (all_masked)
+      FUZZ_CHECK(sum == 0.0, "a fully masked line has weights");
+    else
+      FUZZ_CHECK(std::fabs(sum - 1.0) < 1e-3, "weights do not sum to 1");
   }
 }
 

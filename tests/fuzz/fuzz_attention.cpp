@@ -19,16 +19,27 @@ using namespace attn;
 
 namespace {
 
-constexpr float kExtremes[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e4f, -1e4f, 1e30f, -1e30f,
-                               std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
-                               std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(),
-                               std::numeric_limits<float>::min(), 1e-30f,
-                               std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+constexpr float kExtremes[] = {0.0f,
+                               -0.0f,
+                               1.0f,
+                               -1.0f,
+                               1e4f,
+                               -1e4f,
+                               1e30f,
+                               -1e30f,
+                               std::numeric_limits<float>::max(),
+                               -std::numeric_limits<float>::max(),
+                               std::numeric_limits<float>::denorm_min(),
+                               -std::numeric_limits<float>::denorm_min(),
+                               std::numeric_limits<float>::min(),
+                               1e-30f,
+                               std::numeric_limits<float>::infinity(),
+                               -std::numeric_limits<float>::infinity(),
                                std::numeric_limits<float>::quiet_NaN()};
 
 struct Gen {
   FuzzedDataProvider& in;
-  int mode;              // 0: small numbers, 1: raw bits, 2: extremes mixed in
+  int mode;  // 0: small numbers, 1: raw bits, 2: extremes mixed in
   bool any_nonfinite = false;
 
   float value() {
@@ -58,7 +69,9 @@ struct Gen {
     return v;
   }
   // Mostly `want`, sometimes a wrong size (0 included) to exercise the shape checks.
-  Index dim(Index want) { return in.ConsumeIntegralInRange<int>(0, 15) == 0 ? in.ConsumeIntegralInRange<Index>(0, 9) : want; }
+  Index dim(Index want) {
+    return in.ConsumeIntegralInRange<int>(0, 15) == 0 ? in.ConsumeIntegralInRange<Index>(0, 9) : want;
+  }
 };
 
 AttentionOptions options(FuzzedDataProvider& in, Gen& g, Index T, Index d_k) {
@@ -235,9 +248,10 @@ void run(FuzzedDataProvider& in) {
       // logit change, so each output by 2·δ·max|V|. Large logits (thousands) make that the bound:
       // ulp(8000) = 5e-4 shifted two weights by 3e-4 in a case the fuzzer found.
       const double divisor = (o.score == Score::ScaledDot ? std::sqrt(double(d_k)) : 1.0) * o.temperature;
-      const double magnitude = o.score == Score::Cosine
-                                   ? 1.0 / o.temperature
-                                   : (Q.cast<double>().cwiseAbs() * K.cast<double>().cwiseAbs().transpose()).maxCoeff() / divisor;
+      const double magnitude =
+          o.score == Score::Cosine
+              ? 1.0 / o.temperature
+              : (Q.cast<double>().cwiseAbs() * K.cast<double>().cwiseAbs().transpose()).maxCoeff() / divisor;
       const double logit_error = double(d_k + 2) * std::numeric_limits<float>::epsilon() * magnitude;
       const double scale = V.cwiseAbs().maxCoeff();
       FUZZ_CHECK((full.output - out).cwiseAbs().maxCoeff() <= (1e-4 + 4 * logit_error) * scale + 1e-30,
@@ -284,7 +298,8 @@ void run(FuzzedDataProvider& in) {
           const Index heads = in.ConsumeIntegralInRange<Index>(1, 3);
           const Index width = heads * std::max<Index>(d_k, 1);
           EncoderLayer layer;
-          layer.attention = split_heads(g.matrix(d, width), g.matrix(d, width), g.matrix(d, width), g.matrix(width, d), heads);
+          layer.attention = split_heads(g.matrix(d, width), g.matrix(d, width), g.matrix(d, width), g.matrix(width, d),
+                                        heads);
           layer.norm1_gamma = g.vector(d);
           layer.norm1_beta = g.vector(d);
           layer.ffn = {g.matrix(d, d_v), g.vector(d_v), g.matrix(d_v, d), g.vector(d), Activation::GELU};
@@ -292,7 +307,8 @@ void run(FuzzedDataProvider& in) {
           layer.norm2_beta = g.vector(d);
           const Matrix X = g.matrix(T, d);
           const AttentionOptions o = options(in, g, T, std::max<Index>(d_k, 1));
-          const EncoderLayerSteps s = encoder_layer(X, layer, in.ConsumeBool() ? NormPlacement::Pre : NormPlacement::Post, o);
+          const EncoderLayerSteps s = encoder_layer(X, layer,
+                                                    in.ConsumeBool() ? NormPlacement::Pre : NormPlacement::Post, o);
           FUZZ_CHECK(!g.any_nonfinite, "encoder_layer accepted NaN/Inf");
           fuzz::check_finite(s.output, "encoder_layer output");
           return;

@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const AttentionSteps& head : layer.attention.heads) {
       fuzz::check_weights(head.weights, head.scaled, false);
       for (Index i = 0; i < head.weights.rows(); ++i)
-        for (Index j = i + 1; j < head.weights.cols(); ++j) FUZZ_CHECK(head.weights(i, j) == 0.0f, "a head looked ahead");
+        for (Index j = i + 1; j < head.weights.cols(); ++j)
+          FUZZ_CHECK(head.weights(i, j) == 0.0f, "a head looked ahead");
     }
   fuzz::check_finite(run.final_norm, "final LayerNorm");
   FUZZ_CHECK(run.rollout.rows() == run.rollout.cols() && run.rollout.rows() == static_cast<Index>(run.tokens.size()),

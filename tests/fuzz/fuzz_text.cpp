@@ -33,17 +33,15 @@ std::size_t decode(std::string_view text, std::size_t i, long& code_point) {
 
 // Unicode White_Space above ASCII; the tokenizer separates on these like on ' '.
 bool is_unicode_space(long cp) {
-  return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
-         cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
+  return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 ||
+         cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
-bool is_word(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80;
-}
+bool is_word(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80; }
 
 const WordVectors& table() {
   static const WordVectors t = [] {
-    const std::vector<std::string> words = {"the", "train", "left", "station", "on", "time", "bank", "run",
-                                            "city", "-", "'", "don't", "well-known", "é", "日本"};
+    const std::vector<std::string> words = {"the",  "train", "left", "station", "on",         "time", "bank", "run",
+                                            "city", "-",     "'",    "don't",   "well-known", "é",    "日本"};
     const std::uint32_t dim = 4;
     std::vector<float> scales;
     std::vector<std::int8_t> values;
@@ -93,11 +91,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t max_tokens = size ? 1 + data[0] % 64 : 1;
   try {
     const Embedding e = table().embed(text, max_tokens);
-    FUZZ_CHECK(e.tokens.size() == tokens.size() && !tokens.empty() && tokens.size() <= max_tokens, "embed accepted a bad count");
+    FUZZ_CHECK(e.tokens.size() == tokens.size() && !tokens.empty() && tokens.size() <= max_tokens,
+               "embed accepted a bad count");
     FUZZ_CHECK(e.X.rows() == static_cast<Index>(tokens.size()) && e.X.cols() == 4, "embedding shape");
     for (std::size_t t = 0; t < tokens.size(); ++t) {
       FUZZ_CHECK(e.tokens[t].text == tokens[t], "embedded token differs from tokenize()");
-      if (e.tokens[t].lookup == Lookup::Known) FUZZ_CHECK(e.tokens[t].matched == tokens[t], "known token matched another word");
+      if (e.tokens[t].lookup == Lookup::Known)
+        FUZZ_CHECK(e.tokens[t].matched == tokens[t], "known token matched another word");
       if (e.tokens[t].lookup != Lookup::Unknown)
         FUZZ_CHECK(e.X.row(static_cast<Index>(t)) == table().vector(table().find(e.tokens[t].matched)), "wrong vector");
       else

@@ -52,10 +52,10 @@ struct HeadWeights {
 
 struct AttentionOptions {
   Score score = Score::ScaledDot;
-  float temperature = 1.0f;     // softmax(scores / temperature); must be > 0
-  bool causal = false;          // query i sees keys j ≤ i only
-  KeyPadding key_padding;       // empty, or one entry per token
-  AdditiveWeights additive;     // used only when score == Additive
+  float temperature = 1.0f;  // softmax(scores / temperature); must be > 0
+  bool causal = false;       // query i sees keys j ≤ i only
+  KeyPadding key_padding;    // empty, or one entry per token
+  AdditiveWeights additive;  // used only when score == Additive
   // The hand-exercise shortcuts of seeds 001/004: e^x is replaced by 3^x, and the ÷√d_k scaling by
   // floor(x/2) (the sheet's stand-in for ÷√3). Only for Dot and ScaledDot scores.
   bool hand_shortcuts = false;
@@ -92,9 +92,12 @@ struct Base3Terms {
 Base3Terms softmax_base3_terms(const Matrix& logits, Axis axis = Axis::Rows);
 
 // ---- scores (row convention: one query per row of Q, one key per row of K; result T_q × T_k) --------
+// Each q·k is summed in double and rounded to float once (after ÷√d_k for scaled dot): every score is the
+// correctly rounded exact value, the most float32 can hold.
 Matrix dot_scores(const Matrix& Q, const Matrix& K);
 Matrix scaled_dot_scores(const Matrix& Q, const Matrix& K);  // Q·Kᵀ / √d_k
 Matrix cosine_scores(const Matrix& Q, const Matrix& K);      // a zero vector scores 0 with anything
+Matrix unit_rows(const Matrix& M);  // each row ÷ its length (a zero row stays zero): cosine = dot of these
 Matrix additive_scores(const Matrix& Q, const Matrix& K, const AdditiveWeights& w);
 
 // ---- masks ----------------------------------------------------------------------------------
@@ -106,17 +109,19 @@ void apply_mask(Matrix& scores, bool causal, const KeyPadding& key_padding);
 // Parameter-free self-attention (seed 000, equation I): weights = softmax(X·Xᵀ / constant), output =
 // weights·X. Q = K = V = X. Uses options' temperature, mask and shortcuts; its score must be Dot,
 // or Cosine for softmax(cos(x_i, x_j) / constant) (seeds 000/001: the dot product as a cosine).
-AttentionSteps parameter_free_attention(const Matrix& X, float constant,
-                                        const AttentionOptions& options = {});
+AttentionSteps parameter_free_attention(const Matrix& X, float constant, const AttentionOptions& options = {});
 
 // Single-head attention in the row convention: Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V,
 // weights = softmax(score(Q, K) / temperature) with masks, output = weights·V.
 AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionOptions& options = {});
 
+// The same from given Q, K, V (no projections; V: T_k × d_v): every intermediate, like attention().
+// The benchmark times scaled dot-product attention with it on the same inputs as its peers.
+AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionOptions& options = {});
+
 // The same in the column convention of the by-hand sheets: X is d_model × T, Q = W_Q·X + b_Q, scores =
 // Kᵀ·Q, softmax down each column, Z = V·A. Equals attention() transposed.
-AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w,
-                                    const AttentionOptions& options = {});
+AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w, const AttentionOptions& options = {});
 
 // The terms behind one query's row, for showing the sums written out (row convention):
 //   products(j, :) = q_i ∘ k_j   (T_k × d_k; for dot scores each row sums to score(i, j))
@@ -144,13 +149,11 @@ struct MultiHeadSteps {
   Matrix concat;  // T × Σd_v
   Matrix output;  // T × d_out
 };
-MultiHeadSteps multi_head_attention(const Matrix& X, const MultiHeadWeights& w,
-                                    const AttentionOptions& options = {});
+MultiHeadSteps multi_head_attention(const Matrix& X, const MultiHeadWeights& w, const AttentionOptions& options = {});
 
 // Splits one d_model × d_model projection per role into `heads` equal column blocks, the way
 // nn.MultiheadAttention lays out its weights (head h uses columns [h·d_k, (h+1)·d_k)).
-MultiHeadWeights split_heads(const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V, const Matrix& W_O,
-                             Index heads);
+MultiHeadWeights split_heads(const Matrix& W_Q, const Matrix& W_K, const Matrix& W_V, const Matrix& W_O, Index heads);
 
 // A batch N × T × d stored as N row-major T × d blocks, one after another.
 struct Batch {
@@ -166,15 +169,15 @@ struct Batch {
 // Multi-head attention over every sequence of a batch. key_padding: empty, or N masks of length T
 // (padded positions of shorter sentences). Returns output N × T × d_out and weights per item and head.
 struct BatchResult {
-  Batch output;                                 // N × T × d_out
-  std::vector<std::vector<Matrix>> weights;     // [n][head]: T × T
+  Batch output;                              // N × T × d_out
+  std::vector<std::vector<Matrix>> weights;  // [n][head]: T × T
 };
 BatchResult batched_attention(const Batch& X, const MultiHeadWeights& w, const AttentionOptions& options,
                               const std::vector<KeyPadding>& key_padding = {});
 
 // ---- checks (used by every entry point; public so bindings can validate their own inputs) ---------
-std::string shape_of(const Matrix& m);                      // "3×4"
-void require_finite(const Matrix& m, const char* name);     // throws on the first NaN/Inf, naming it
+std::string shape_of(const Matrix& m);                   // "3×4"
+void require_finite(const Matrix& m, const char* name);  // throws on the first NaN/Inf, naming it
 void require_finite(const Vector& v, const char* name);
 
 }  // namespace attn

@@ -1,4 +1,4 @@
-// A tiny trained language model run by the core: a causal (GPT-style) transformer trained on WordNet
+// A tiny trained language model run by the core: a decoder-only (GPT-style) transformer trained on WordNet
 // (model/README.md), parsed from the bytes of data/model.bin, run on a sentence with every intermediate
 // kept, plus attention rollout across its layers. Maths only: no I/O, no globals.
 #pragma once
@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "attention/text.hpp"
@@ -15,25 +14,36 @@
 
 namespace attn {
 
-// The model, de-quantised to float32. Layout of the file: model/README.md ("ATTNLM", version 1).
-struct LanguageModel {
-  Index d_model = 0, heads = 0, d_ff = 0, context = 0;  // context: the most tokens one run may hold
-  float embedding_scale = 1.0f;                         // x = embedding_scale · E[id] + PE (√d_model)
-  std::vector<std::string> vocabulary;                  // id → word; id 0 is "<unk>"
-  Matrix embedding;                                     // V × d_model; also the (tied) output head
-  Matrix positions;                                     // context × d_model sinusoidal encoding
-  std::vector<EncoderLayer> layers;                     // pre-norm, causal, GELU feed-forward
-  Vector final_gamma, final_beta;                       // the final LayerNorm, LN_f
-  std::vector<std::string> captions;                    // one per head, layer-major; or empty
+// The hyper-parameters, as the file's header gives them (like nanoGPT's GPTConfig).
+struct ModelConfig {
+  Index vocabulary_size = 0;     // V words; id 0 is "<unk>"
+  Index d_model = 0;             // the width of the residual stream
+  Index layer_count = 0;         // decoder layers
+  Index heads = 0;               // per layer; each head has d_k = d_model / heads
+  Index d_ff = 0;                // the feed-forward network's hidden width
+  Index context = 0;             // the most tokens one run may hold
+  float embedding_scale = 1.0f;  // x = embedding_scale · E[id] + PE (√d_model)
+};
+
+// The model: its config (model.d_model, model.heads, …) and its weights, de-quantised to float32.
+// Layout of the file: model/README.md ("ATTNLM", version 1).
+struct LanguageModel : ModelConfig {
+  std::vector<std::string> vocabulary;   // id → word; id 0 is "<unk>"
+  Matrix embedding;                      // V × d_model; also the (tied) output head
+  Matrix positions;                      // context × d_model sinusoidal encoding
+  std::vector<TransformerLayer> layers;  // run by attn::decoder: pre-norm, causal, GELU feed-forward
+  Vector final_gamma, final_beta;        // the final LayerNorm, LN_f
+  std::vector<std::string> captions;     // one per head, layer-major; or empty
 
   // Throws AttentionError naming the problem (bad magic or version, truncation, impossible shapes,
   // non-finite values, trailing bytes) when the bytes are not a well-formed model file.
   static LanguageModel parse(const std::uint8_t* bytes, std::size_t size);
 
+  const ModelConfig& config() const { return *this; }
   Index find(std::string_view word) const;  // the word's id, or -1
 
  private:
-  std::unordered_map<std::string, Index> index_;
+  std::vector<std::uint32_t> slots_;  // hash table of the words (core/src/word_table.hpp): 0 = empty, else id + 1
 };
 
 struct ModelToken {
@@ -57,7 +67,7 @@ struct Prediction {
 
 struct ModelRun {
   std::vector<ModelToken> tokens;
-  EncoderSteps steps;                   // steps.input = scaled embeddings + positions; one entry per layer
+  StackSteps steps;                     // steps.input = scaled embeddings + positions; one entry per layer
   Matrix final_norm;                    // LN_f of the last layer's output, T × d_model
   Matrix rollout;                       // T × T attention rollout over all layers
   std::vector<Prediction> predictions;  // the top_k next words after the last token, most probable first
@@ -73,6 +83,6 @@ ModelRun run_model(const LanguageModel& model, std::string_view text, std::size_
 // Ã = 0.5·A + 0.5·I, renormalise each row to sum to 1, and multiply the layers: R = Ã_L ··· Ã_1.
 // weights[layer][head] is a T × T matrix (query rows, key columns).
 Matrix attention_rollout(const std::vector<std::vector<Matrix>>& weights);
-Matrix attention_rollout(const EncoderSteps& steps);
+Matrix attention_rollout(const StackSteps& steps);
 
 }  // namespace attn

@@ -25,9 +25,9 @@ std::vector<std::string> stem_candidates(std::string_view word);
 
 // How a token found its vector.
 enum class Lookup : std::uint8_t {
-  Known = 0,     // the token itself is in the vocabulary
-  Stemmed = 1,   // an inflection stripped ("stations" -> "station") is in the vocabulary
-  Unknown = 2,   // nothing matched: the vector is all zeros, so its scores against every word are 0
+  Known = 0,    // the token itself is in the vocabulary
+  Stemmed = 1,  // an inflection stripped ("stations" -> "station") is in the vocabulary
+  Unknown = 2,  // nothing matched: the vector is all zeros, so its scores against every word are 0
 };
 
 struct EmbeddedToken {
@@ -72,8 +72,6 @@ class WordVectors {
   Embedding embed(std::string_view text, std::size_t max_tokens) const;
 
  private:
-  // The slot of slots_ holding `word` (whose hash is given), or the empty slot where it would go.
-  std::size_t slot_of(std::string_view word, std::uint32_t hash) const;
   void dequantise(Index i, float* out) const;  // writes row i's dim() floats
 
   // The whole file as read. Everything below holds offsets into it, not pointers, so that a copied
@@ -83,7 +81,7 @@ class WordVectors {
   Index dim_ = 0;
   std::size_t scales_at_ = 0, values_at_ = 0;  // where those blocks start in file_
   std::vector<std::uint32_t> starts_;  // count_ + 1 offsets in the words block; word i ends at starts_[i + 1] - 1
-  std::vector<std::uint32_t> slots_;   // open-addressing hash table of the words: 0 = empty, else row + 1
+  std::vector<std::uint32_t> slots_;   // hash table of the words (core/src/word_table.hpp): 0 = empty, else row + 1
 };
 
 }  // namespace attn

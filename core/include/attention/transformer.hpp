@@ -1,6 +1,7 @@
 // Extending self-attention to a transformer (seed 003's "extending to transformers"): token embedding,
 // sinusoidal positional encoding, LayerNorm, the position-wise feed-forward network, residual
-// connections and stacked encoder layers. Row convention: X is T × d_model. Maths only.
+// connections, and layers stacked into an encoder or a decoder. Row convention: X is T × d_model.
+// Maths only.
 #pragma once
 
 #include <vector>
@@ -38,14 +39,16 @@ enum class NormPlacement {
   Pre,   // x = x + sublayer(LN(x))          (GPT-2 and most modern models; norm_first=True)
 };
 
-struct EncoderLayer {
+// One transformer layer's weights: multi-head attention and a feed-forward network, a LayerNorm around
+// each. The same weights make an encoder layer or a decoder layer; what differs is the attention mask.
+struct TransformerLayer {
   MultiHeadWeights attention;
   Vector norm1_gamma, norm1_beta;  // around the attention sublayer
   FeedForward ffn;
   Vector norm2_gamma, norm2_beta;  // around the feed-forward sublayer
 };
 
-struct EncoderLayerSteps {
+struct LayerSteps {
   // The matrix the attention sublayer read, T × d_model: every head's Q = attention_input·W_Q + b_Q
   // (likewise K, V). Pre-norm: LN1(x), the layer's input after norm1_gamma/beta; post-norm: x itself.
   Matrix attention_input;
@@ -54,16 +57,29 @@ struct EncoderLayerSteps {
   Matrix output;             // after the feed-forward sublayer (T × d_model)
 };
 
-struct EncoderSteps {
-  Matrix input;                          // X (+ positions, if the caller added them)
-  std::vector<EncoderLayerSteps> layers;
-  Matrix output;                         // the last layer's output
+struct StackSteps {
+  Matrix input;  // X (+ positions, if the caller added them)
+  std::vector<LayerSteps> layers;
+  Matrix output;  // the last layer's output
 };
 
-// One encoder layer, then a stack: each layer's output is the next layer's input.
-EncoderLayerSteps encoder_layer(const Matrix& X, const EncoderLayer& layer, NormPlacement placement,
-                                const AttentionOptions& options = {});
-EncoderSteps encoder(const Matrix& X, const std::vector<EncoderLayer>& layers, NormPlacement placement,
-                     const AttentionOptions& options = {});
+// The names from before decoder() shared these types; kept so code written against them still compiles.
+using EncoderLayer = TransformerLayer;
+using EncoderLayerSteps = LayerSteps;
+using EncoderSteps = StackSteps;
+
+// An encoder (the original transformer's, BERT's; torch.nn.TransformerEncoderLayer): every token
+// attends to every token unless the options mask some. One layer, then a stack: each layer's output is
+// the next layer's input.
+LayerSteps encoder_layer(const Matrix& X, const TransformerLayer& layer, NormPlacement placement,
+                         const AttentionOptions& options = {});
+StackSteps encoder(const Matrix& X, const std::vector<TransformerLayer>& layers, NormPlacement placement,
+                   const AttentionOptions& options = {});
+
+// A decoder-only stack (GPT-2's): pre-norm layers, x = x + MHA(LN1(x)); x = x + FFN(LN2(x)), whose
+// attention is causal (token t sees tokens 0..t) with scaled dot-product scores. The language model
+// (model.hpp) runs one.
+LayerSteps decoder_layer(const Matrix& X, const TransformerLayer& layer);
+StackSteps decoder(const Matrix& X, const std::vector<TransformerLayer>& layers);
 
 }  // namespace attn
