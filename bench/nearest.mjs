@@ -60,9 +60,8 @@ export function plainSearch({ count, dim, data }) {
   };
 }
 
-// The nearest-words search is in the larger module (with the model), which pages load on demand.
-const { loadAttentionWithModel } = await import(pathToFileURL(join(wasmDir, 'attention.js')).href);
-const core = await loadAttentionWithModel({ wasmBinary: await readFile(join(wasmDir, 'attention_model_wasm.wasm')) });
+const { loadAttention } = await import(pathToFileURL(join(wasmDir, 'attention.js')).href);
+const core = await loadAttention({ wasmBinary: await readFile(join(wasmDir, 'attention_wasm.wasm')) });
 const bytes = new Uint8Array(await readFile(join(root, 'data', 'vectors.bin')));
 const vectors = core.loadVectors(bytes);
 const table = parseVectors(bytes);

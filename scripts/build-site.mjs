@@ -165,4 +165,4 @@ const onDemand = (n) => n.includes('attention_model_wasm') || n.includes('attent
 const payload = sum((n) => n.startsWith('widget/') && !onDemand(n) && (n.endsWith('.js') && n !== 'widget/attention.js' || n.endsWith('.wasm')));
 console.log(`  ${'widget JS + wasm'.padEnd(width)}  ${kb(payload[0]).padStart(10)}  gzip ${kb(payload[1]).padStart(10)}  (limit 150 KiB gzip)`);
 const model = sum((n) => n.startsWith('widget/') && onDemand(n));
-console.log(`  ${'+ on demand'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (the larger module, with model.bin; the compare view)`);
+console.log(`  ${'+ on demand'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (the model's module, with model.bin; the compare view)`);

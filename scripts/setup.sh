@@ -17,8 +17,11 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm ci only when the lock changed since the last install.
+# npm ci only when the lock changed since the last install. A node_modules that is a symlink (a git
+# worktree sharing another checkout's install) is left alone: npm ci would empty the folder it points to.
 stamp=node_modules/.package-lock.json
-if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
+if [ -L node_modules ]; then
+  echo "setup: node_modules is a symlink; not reinstalling npm packages through it"
+elif [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
   npm ci --no-audit --no-fund --loglevel=error
 fi

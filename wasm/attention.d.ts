@@ -94,7 +94,6 @@ export interface WordVectors {
    * only when `exclude` (words, or ids as in Neighbour.id) leaves fewer. The first call builds the
    * index (a copy of the table's int8 values, ~1 MB). Throws AttentionError for a vector of the
    * wrong length, with NaN or ±Infinity, or all zeros (no direction); k < 1; an unknown word or id.
-   * Only in the larger module (loadAttentionWithModel); loadAttention()'s module throws.
    */
   nearest(vector: ArrayLike<number>, k: number, options?: { exclude?: ReadonlyArray<string | number> }): Neighbour[];
   /** Frees the wasm-side table. Calling anything afterwards throws. */

@@ -175,7 +175,6 @@ function wrap(raw) {
       if (!values) throw new AttentionError('nearest needs a vector');
       if (!Number.isInteger(k)) throw new AttentionError(`k must be a whole number, got ${JSON.stringify(k)}`);
       if (!Array.isArray(exclude)) throw new AttentionError('exclude must be an array of words and word ids');
-      if (!raw.NearestWords) throw new AttentionError('this module has no nearest-words search: load it with loadAttentionWithModel()');
       this.#nearest ??= new raw.NearestWords(this.#handle);
       const ids = Int32Array.from(exclude, (item, i) => {
         const id = typeof item === 'string' ? this.#nearest.find(item) : item;

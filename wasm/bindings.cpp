@@ -1,8 +1,7 @@
 // Embind bindings over the attention core: plain JS objects in and out, nothing recomputed here.
 // Errors never cross the boundary as C++ exceptions (they leak in Emscripten 3.1.6): each entry point
 // catches them and returns a JS Error, which wasm/attention.js rethrows as an AttentionError.
-// Built twice (wasm/CMakeLists.txt): with ATTN_WASM_MODEL the module also binds the language model and
-// the nearest-words search (the larger module, loaded on demand).
+// Built twice (wasm/CMakeLists.txt): with ATTN_WASM_MODEL the module also binds the language model.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
@@ -200,12 +199,12 @@ val multi_head_js(val X, val weights, val options) {
 }
 
 val weighted_sum_js(val weights, val V) {
-  return guarded([&] { return to_js(weighted_sum(to_matrix(weights, "weights"), to_matrix(V, "V"))); });
+  return guarded([&] { return to_js(weighted_sum(to_matrix(weights), to_matrix(V))); });
 }
 
 val softmax_base3_terms_js(val logits, bool by_columns) {
   return guarded([&] {
-    const Base3Terms t = softmax_base3_terms(to_matrix(logits, "logits"), by_columns ? Axis::Columns : Axis::Rows);
+    const Base3Terms t = softmax_base3_terms(to_matrix(logits), by_columns ? Axis::Columns : Axis::Rows);
     val out = val::object();
     out.set("powers", to_js(t.powers));
     out.set("sums", val::global("Float32Array")
@@ -263,14 +262,12 @@ class WordVectorsHandle {
   bool loaded_ = false;
 };
 
-#if ATTN_WASM_MODEL
 // ---- nearest words (self-contained) ----------------------------------------------------------------
 // The cosine index over a loaded table (attention/nearest.hpp), built on the first query rather than
 // at load: it copies the table's int8 values (~1 MB), and most pages never ask. It reads the table's
-// words, so JS deletes it before (or with) the table. Only in the larger module (with the model): the
-// widget's first figure never needs it, and its 150 KiB gzip has no room for it (4.7 KiB gzip). Ids in
-// as a typed array (wasm/attention.js turns excluded words into ids with find()), one entry point that
-// can fail, and one out-of-line setter for the result objects.
+// words, so JS deletes it before (or with) the table. Ids in as a typed array (wasm/attention.js turns
+// excluded words into ids with find()), one entry point that can fail, and one out-of-line setter for
+// the result objects.
 __attribute__((noinline)) void put_field(val& object, const char* key, const val& value) { object.set(key, value); }
 
 class NearestWordsHandle {
@@ -311,7 +308,6 @@ class NearestWordsHandle {
   NearestWords index_;
   bool built_ = false;
 };
-#endif  // ATTN_WASM_MODEL
 
 #if ATTN_WASM_MODEL
 // The JS objects of a model run are built through these out-of-line setters: inlined, every
@@ -479,12 +475,10 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("size", &WordVectorsHandle::size)
       .function("dim", &WordVectorsHandle::dim)
       .function("embed", &WordVectorsHandle::embed);
-#if ATTN_WASM_MODEL
   emscripten::class_<NearestWordsHandle>("NearestWords")
       .constructor<const WordVectorsHandle&>()
       .function("find", &NearestWordsHandle::find)
       .function("nearest", &NearestWordsHandle::nearest);
-#endif
 #if ATTN_WASM_MODEL
   emscripten::class_<LanguageModelHandle>("LanguageModel")
       .constructor<>()

@@ -61,7 +61,7 @@ function assertSame(got, want, where) {
 const vectorOf = (word) => vectors.embed(word, 1).X.data;
 
 before(async () => {
-  ({ api, core } = await load({ larger: true })); // the search lives in the larger module
+  ({ api, core } = await load());
   const bytes = new Uint8Array(await readFile(path.join(root, 'data', 'vectors.bin')));
   vectors = core.loadVectors(bytes);
   table = parseVectors(bytes);
@@ -148,12 +148,3 @@ test('a deleted table refuses, and many calls leave the heap and handles where t
   assert.equal(freed.liveObjects, before.liveObjects);
 });
 
-test('the widget’s smaller module has no nearest-words search, and says where it is', async () => {
-  const small = (await load()).core;
-  const table = small.loadVectors(new Uint8Array(await readFile(path.join(root, 'data', 'vectors.bin'))));
-  try {
-    assert.throws(() => table.nearest(new Float32Array(table.dim).fill(1), 3), /load it with loadAttentionWithModel\(\)/);
-  } finally {
-    table.delete();
-  }
-});

@@ -1,31 +1,24 @@
 // The compare view (issue 15): one word in two sentences. In node, the comparison (web/lib/compare/)
 // against the core run directly: the second sentence's weights, the word's nearest words before and
-// after attention (the larger module's search), and the difference map. In the browser: the view draws
+// after attention (the core's search), and the difference map. In the browser: the view draws
 // those numbers, its difference map equals the two figures' own weights subtracted, the state goes
 // through the URL and the widget's attributes, the exports hold it, and on a phone the sides stack.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { DEFAULTS, apply, fromParams, toParams } from '../../web/lib/state.js';
 import { compute, wordOf } from '../../web/lib/compute.js';
 import { createCompare } from '../../web/lib/compare/index.js';
-import { figureState, openWatched, root, startSession } from './harness.mjs';
+import { figureState, openWatched, startSession } from './harness.mjs';
 
-let session, browser, url, core, vectors, api, larger, largerVectors;
+let session, browser, url, core, vectors, api;
 const CHECK = 'he cashed a check at the bank', RIVER = 'the boat drifted to the bank of the river';
 const TRAIN = 'the train left the station on time', BUS = 'the bus left the station on time';
 
 before(async () => {
   session = await startSession();
   ({ browser, url, core, vectors, api } = session);
-  larger = await api.loadAttentionWithModel({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_model_wasm.wasm')) });
-  largerVectors = larger.loadVectors(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))));
 });
-after(() => {
-  largerVectors?.delete();
-  return session?.stop();
-});
+after(() => session?.stop());
 
 /** The figure's weights and outputs for a sentence, by the core directly (parameter-free, √d). */
 function figure(text) {
@@ -33,11 +26,11 @@ function figure(text) {
   return { tokens, X, ...core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 }) };
 }
 const row = (m, i) => m.data.subarray(i * m.cols, (i + 1) * m.cols);
-const nearest = (m, i, word) => largerVectors.nearest(row(m, i), 5, { exclude: [word] }).map(({ word, similarity }) => ({ word, similarity }));
+const nearest = (m, i, word) => vectors.nearest(row(m, i), 5, { exclude: [word] }).map(({ word, similarity }) => ({ word, similarity }));
 
 test('the comparison in node: the second sentence, the nearest words before and after, the difference', () => {
   const lib = createCompare({ compute, wordOf, h: null, svgEl: null, setAttrs: null, packHex: () => 0, format4: null, num: null, labelOf: null, Heatmap: null });
-  const sources = { core, vectors, lm: null, neighbours: { core: larger, vectors: largerVectors }, imported: null, edits: null, editsVersion: 0 };
+  const sources = { core, vectors, lm: null, imported: null, edits: null, editsVersion: 0 };
   for (const [s1, s2, word] of [[CHECK, RIVER, 'bank'], [TRAIN, BUS, 'station'], [CHECK, RIVER, 'check']]) {
     const state = apply(DEFAULTS, { sentence: s1, sentence2: s2, view: 'compare', word: s1.split(' ').indexOf(word) });
     const c = lib.compareOf(state, sources, compute(state, sources));

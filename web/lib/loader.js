@@ -7,10 +7,9 @@ export { AttentionError } from '#attention-core';
 
 let corePromise = null;
 let vectorsPromise = null;
-let vectorBytesPromise = null;
 let largerPromise = null;
 let modelPromise = null;
-let neighboursPromise = null;
+
 
 /** Where the widget's own files live (overridable for tests and unusual layouts). */
 let base = import.meta.url;
@@ -73,15 +72,9 @@ const retried = (promise, forget) => promise.catch((err) => {
   throw err;
 });
 
-/** The word vectors' bytes, kept: the larger module (nearest words) reads them a second time. */
-function vectorBytes() {
-  vectorBytesPromise ??= retried(bytesOf('vectors.bin'), () => (vectorBytesPromise = null));
-  return vectorBytesPromise;
-}
-
 /** The shared word-vector table (fetched on first call). */
 export function loadVectors() {
-  vectorsPromise ??= Promise.all([loadCore(), vectorBytes()])
+  vectorsPromise ??= Promise.all([loadCore(), bytesOf('vectors.bin')])
     .then(([core, bytes]) => core.loadVectors(bytes))
     .catch((err) => {
       vectorsPromise = null;
@@ -98,20 +91,10 @@ export function loadVectors() {
  * (LanguageModel), timing: { module, fetch, parse, total } in ms, bytes }. A failed load is retried
  * on the next call.
  */
-/** The larger wasm module (the trained model's code and the nearest-words search), instantiated once, on demand. */
+/** The larger wasm module (the trained model's code), instantiated once, on demand. */
 export function loadLargerCore() {
   largerPromise ??= retried(instantiate(loadAttentionWithModel, 'attention_model_wasm.wasm'), () => (largerPromise = null));
   return largerPromise;
-}
-
-/**
- * The nearest-words search over the word vectors (the compare view): the larger module with its own
- * copy of the table, loaded on the first call. Resolves to { core, vectors } of that module.
- */
-export function loadNeighbours() {
-  neighboursPromise ??= retried(Promise.all([loadLargerCore(), vectorBytes()]).then(([core, bytes]) => ({ core, vectors: core.loadVectors(bytes) })),
-    () => (neighboursPromise = null));
-  return neighboursPromise;
 }
 
 export function loadModel() {

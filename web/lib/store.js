@@ -3,7 +3,7 @@
 // is loaded, and the one Result computed from all of it (compute.js). Every change goes through set();
 // it recomputes once and tells every subscriber, which redraws from (state, result). Nothing else
 // holds a copy of the sentence or computes anything.
-import { loadCore, loadModel, loadNeighbours, loadVectors } from './loader.js';
+import { loadCore, loadModel, loadVectors } from './loader.js';
 import { compute } from './compute.js';
 import { loadCompare } from './compare-loader.js';
 import { DEFAULTS, apply } from './state.js';
@@ -17,7 +17,7 @@ export class Store {
   constructor(initial = {}, options = {}) {
     this.state = apply(DEFAULTS, initial);
     this.options = options;
-    this.sources = { core: null, vectors: null, lm: null, neighbours: null, imported: null, edits: null, editsVersion: 0, vectorsError: null, modelError: null, neighboursError: null };
+    this.sources = { core: null, vectors: null, lm: null, imported: null, edits: null, editsVersion: 0, vectorsError: null, modelError: null };
     this.parts = [];        // more computations from the same sources (derive())
     this.result = null;     // the latest Result (ok or not)
     this.compare = null;    // with the compare view: the second sentence and the comparison (compare.js)
@@ -125,7 +125,7 @@ export class Store {
         this.update();
       });
     }
-    // The compare view's own module, and its nearest words: the larger module and its copy of the vectors, on demand.
+    // The compare view's own module, on demand.
     if (this.state.view === 'compare' && !this.compareLib && !this.compareLoading && !this.compareError) {
       this.compareLoading = loadCompare().then((lib) => {
         this.compareLoading = null;
@@ -134,18 +134,6 @@ export class Store {
       }, (err) => {
         this.compareLoading = null;
         this.compareError = err;
-        this.update();
-      });
-    }
-    if (this.state.view === 'compare' && !s.imported && !s.neighbours && !this.neighboursLoading && !s.neighboursError) {
-      this.neighboursLoading = loadNeighbours().then((n) => {
-        this.neighboursLoading = null;
-        s.neighbours = n;
-        this.compare = null; // computed again, now with the nearest words
-        this.update();
-      }, (err) => {
-        this.neighboursLoading = null;
-        s.neighboursError = err;
         this.update();
       });
     }

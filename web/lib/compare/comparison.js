@@ -1,7 +1,7 @@
 // The compare view's computation: one word in two sentences. The second sentence's attention is the
 // same computation as the first's (compute.js, same options); the word's meaning before attention
 // (its vector x_i) and after (A(i) = Σ_j α_ij x_j, the output row) is shown by the nearest vocabulary
-// words to each (the core's cosine search, in the larger wasm module loaded on demand); two sentences of
+// words to each (the core's cosine search over the whole word-vector table); two sentences of
 // the same length also get the difference of their weight matrices. Like compute.js, it reads numbers
 // from the core and never computes attention itself. Part of the on-demand compare module (index.js):
 // it gets compute and wordOf from the page's bundle rather than a second copy of them.
@@ -13,17 +13,17 @@ export const NEIGHBOURS = 5;
 const indexOf = (tokens, text) => tokens.findIndex((t) => t.text === text);
 
 /** The core's nearest words to row i of m (skipping `word` itself when it is in the vocabulary). */
-function nearestTo(neighbours, m, i, token) {
+function nearestTo(vectors, m, i, token) {
   const row = m.data.subarray(i * m.cols, (i + 1) * m.cols);
   if (row.every((v) => v === 0)) return { words: [], note: 'a zero vector has no direction: no nearest words' };
   const exclude = token.lookup === 'unknown' ? [] : [token.lookup === 'stemmed' ? token.matched : token.text];
-  return { words: neighbours.vectors.nearest(row, NEIGHBOURS, { exclude }) };
+  return { words: vectors.nearest(row, NEIGHBOURS, { exclude }) };
 }
 
 /**
  * The compare view's Result from the first sentence's (r1): { ok, first, second, word: [i, j], text,
- * rows: [row of α in sentence 1, in sentence 2], before/after: [nearest lists, per sentence] (null while
- * the search loads), difference (T × T, w1 − w2, when both have T tokens), changed (positions whose
+ * rows: [row of α in sentence 1, in sentence 2], before/after: [nearest lists, per sentence; null for
+ * a sentence without the word], difference (T × T, w1 − w2, when both have T tokens), changed (positions whose
  * words differ), meaningful (the output lives in the word-vector space: no projections) }, or
  * { ok: false, message }. previous: the last one, reused where its inputs are the same. lib: the page's
  * own compute(state, sources, previous) and wordOf(state, result).
@@ -48,9 +48,9 @@ export function compareOf({ compute, wordOf }, state, sources, r1, previous = nu
     difference: r1.T === second.T ? difference(r1.shown, second.shown) : null,
     changed: r1.T === second.T ? r1.tokens.map((t, k) => (t.text !== second.tokens[k].text ? k : -1)).filter((k) => k >= 0) : [],
   };
-  // The nearest words once the search is loaded (and only where the output is a word vector: Q = K = V = X).
-  if (!out.before && sources.neighbours && out.meaningful) {
-    const n = sources.neighbours, inSecond = (f) => (j >= 0 ? f() : null);
+  // The nearest words, where the output is a word vector (Q = K = V = X).
+  if (!out.before && out.meaningful) {
+    const n = sources.vectors, inSecond = (f) => (j >= 0 ? f() : null);
     out.before = [nearestTo(n, r1.X, i, r1.tokens[i]), inSecond(() => nearestTo(n, second.X, j, second.tokens[j]))];
     out.after = [nearestTo(n, r1.output, i, r1.tokens[i]), inSecond(() => nearestTo(n, second.output, j, second.tokens[j]))];
   }

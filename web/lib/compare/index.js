@@ -1,5 +1,5 @@
-// The compare view, on demand: fetched only when a reader chooses it (it also needs the larger wasm
-// module, for the nearest words), as its own small file beside the page's and the widget's bundles.
+// The compare view, on demand: fetched only when a reader chooses it, as its own small file beside the
+// page's and the widget's bundles.
 // It holds no second copy of their code: createCompare(lib) gets the helpers it draws and computes with.
 import { compareLine, compareOf } from './comparison.js';
 import { compareView } from './view.js';

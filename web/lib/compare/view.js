@@ -71,7 +71,7 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
           y += 20;
           text('compare-sub', 0, `nearest words ${title}:`);
           const items = list?.words ?? [];
-          const note = list ? list.note : 'finding them (a larger module, once)…';
+          const note = list ? list.note : '—';
           if (!items.length) {
             y += ROW;
             text('muted-text', 12, note ?? '—');
