@@ -14,7 +14,7 @@
 //                003's own) | edited;  dk: their width;  bias: add b_Q, b_K, b_V
 //   full         the walkthrough shows whole matrices;  tour: the guided tour's stop, or null
 export const VIEWS = ['heatmap', 'lines', 'steps', 'heads', 'compare'];
-export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads', compare: 'Compare two sentences' };
+export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads', compare: 'Compare' };
 /** The compare view's sentences when the reader has not typed one: one word ("bank"), two meanings. */
 export const COMPARE_DEFAULTS = Object.freeze({ sentence: 'he cashed a check at the bank', sentence2: 'the boat drifted to the bank of the river', word: 6 });
 export const SOURCES = ['vectors', 'model'];

@@ -29,7 +29,8 @@ export class Controls {
     e.temperature = h('input', { id: 'temperature', type: 'range', min: 0.1, max: 3, step: 0.05, 'aria-describedby': 'temperature-help' });
     e.temperatureValue = h('output', { id: 'temperature-value', for: 'temperature' });
     e.mask = select('mask', ['none', 'causal'], { none: 'none', causal: 'causal (only earlier words)' });
-    e.norm = select('norm', ['rows', 'columns'], { rows: 'rows (each word’s weights sum to 1)', columns: 'columns (each key’s weights sum to 1)' });
+    e.norm = select('norm', ['rows', 'columns'], { rows: 'rows', columns: 'columns' });
+    e.norm.title = 'rows: each word’s weights sum to 1; columns: each key’s weights over the words sum to 1';
     e.diagonal = h('input', { id: 'diagonal', type: 'checkbox' });
     e.heads = h('input', { id: 'heads', type: 'number', min: 1, max: 8, step: 1 });
     e.layer = h('select', { id: 'layer' });
