@@ -5,11 +5,12 @@
 import { h } from '../dom.js';
 import { count, format4 } from '../format.js';
 import { download, toJSON, toPNG, toSVG } from '../exporter.js';
+import { themeColours } from '../colour.js';
 import { ImportError, parseAttention } from '../importer.js';
 import { toParams } from '../state.js';
 import { wordOf } from '../compute.js';
 import { Controls } from './controls.js';
-import { optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
+import { captionOf, optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
 import { Toolbar } from './toolbar.js';
 import { HeatmapView } from '../views/heatmap-view.js';
 import { HeadsView } from '../views/heads-view.js';
@@ -256,30 +257,33 @@ export class Figure {
     return ['attention', this.store.state.view, ...words].join('-').slice(0, 60);
   }
 
-  #svgs() {
-    const svgs = [...this.els.plot.querySelectorAll('svg')].filter((s) => s.getBoundingClientRect().width > 0);
-    if (!svgs.length) throw new Error('there is no figure to export');
-    return svgs;
+  /** What the exporter needs: the view's and the legend's SVGs as drawn, the words around them, the theme. */
+  #exportable() {
+    const e = this.els, shown = this.store.shown;
+    const svgs = [...e.viewBox.querySelectorAll('svg'), ...e.legend.querySelectorAll('svg')].filter((s) => s.getBoundingClientRect().width > 0);
+    if (!shown || !svgs.length) throw new Error('there is no figure to export');
+    return {
+      svgs, words: captionOf(this.store.state, shown, { imported: this.store.sources.imported }),
+      colours: themeColours(e.figure), font: getComputedStyle(e.figure).fontFamily,
+    };
   }
 
-  #background() {
-    return getComputedStyle(this.els.figure).getPropertyValue('--af-bg').trim() || '#ffffff';
-  }
-
-  /** The figure as standalone SVG text. */
+  /** The figure as standalone SVG text, with its title, sentence and caption. */
   exportSVG() {
-    return toSVG(this.#svgs(), this.#background());
+    return toSVG(this.#exportable());
   }
 
-  /** The figure as a PNG Blob (2× pixels). */
-  exportPNG(scale = 2) {
-    return toPNG(this.#svgs(), this.#background(), scale);
+  /** The figure as a PNG Blob, at twice the screen's pixels by default (4× CSS pixels on a 2× screen). */
+  exportPNG(scale = 2 * (devicePixelRatio || 1)) {
+    return toPNG(this.#exportable(), scale);
   }
 
-  /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings } (importable again). */
+  /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings, title, sentence, caption } (importable again). */
   exportJSON() {
-    if (!this.store.shown) throw new Error('there is no figure to export');
-    return toJSON(this.store.shown, this.store.state);
+    const { store } = this;
+    if (!store.shown) throw new Error('there is no figure to export');
+    const { title, sentence, caption } = captionOf(store.state, store.shown, { imported: store.sources.imported });
+    return { ...toJSON(store.shown, store.state), title, sentence, caption: caption.join(' ') };
   }
 
   /** The figure's state (for tests and the widget's `state` property). */
