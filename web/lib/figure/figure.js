@@ -7,7 +7,7 @@ import { count, format4 } from '../format.js';
 import { download, toJSON, toPNG, toSVG } from '../exporter.js';
 import { themeColours } from '../colour.js';
 import { ImportError, parseAttention } from '../importer.js';
-import { toParams } from '../state.js';
+import { CONTROLS, toParams } from '../state.js';
 import { wordOf } from '../compute.js';
 import { Controls } from './controls.js';
 import { captionOf, optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
@@ -23,6 +23,8 @@ const HINTS = {
   steps: 'The numbers the core computed for the selected word, stage by stage.',
   heads: 'Each head attends with its own projections. Hover or tap a cell to read it.',
 };
+/** The embed snippet's frame height per view, and per word past seven, in CSS px (see embedSnippet; README.md says the same). */
+const EMBED_HEIGHTS = { heatmap: [880], lines: [580, 26], steps: [580, 22], heads: [1020] };
 const VIEW_CLASSES = { heatmap: HeatmapView, lines: LinesView, steps: StepsView, heads: HeadsView };
 
 export class Figure {
@@ -234,15 +236,26 @@ export class Figure {
     const params = toParams({ ...this.store.state, tour: null });
     const theme = [...this.els.figure.classList].find((c) => c.startsWith('theme-'))?.slice(6);
     if (theme && theme !== 'auto') params.set('theme', theme);
-    if (embed) params.set('embed', '1');
+    if (embed) {
+      params.set('embed', '1');
+      // The frame shows the controls this figure shows (all: no parameter needed).
+      const shown = CONTROLS.filter((c) => this.allowed.has(c));
+      if (shown.length < CONTROLS.length) params.set('controls', shown.join(' ') || 'none');
+    }
     url.search = params.toString();
     url.hash = '';
     return url.href;
   }
 
-  /** An iframe snippet for the embed URL. */
+  /**
+   * An iframe snippet for the embed URL. Its height shows the view without a scrollbar at an article's
+   * width (measured at 600–800 px with every control): EMBED_HEIGHTS for up to seven words, a row more
+   * per further word in the views with a row per word, more with the trained model's layer row and
+   * next-word guesses. A parent that listens (README.md) fits the frame exactly.
+   */
   embedSnippet() {
-    const height = { heatmap: 660, lines: 600, steps: 640, heads: 680 }[this.store.state.view];
+    const { view, source } = this.store.state, [base, row = 0] = EMBED_HEIGHTS[view];
+    const height = base + row * Math.max(0, Math.min(this.store.shown?.T ?? 0, 50) - 7) + (source === 'model' ? 380 : 0);
     const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
     return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
   }
