@@ -98,6 +98,20 @@ const pureD3Schemes = {
   },
 };
 
+// The figure's CSS (web/lib/styles.js) is a template string esbuild cannot minify: its comments and
+// the whitespace around { } ; , and after : go at build time (≈ 0.3 KiB gzip of the widget's 150). Only inside
+// the file's template literals, which hold CSS and nothing else.
+const minifyFigureCSS = {
+  name: 'minify-figure-css',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]web[\\/]lib[\\/]styles\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const contents = source.replace(/`[^`]*`/g, (css) => css.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\s+/g, ' ').replace(/ ?([{};,]) ?/g, '$1').replace(/: /g, ':'));
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 await rm(out, { recursive: true, force: true });
 await mkdir(join(out, 'widget'), { recursive: true });
 await mkdir(join(out, 'examples'), { recursive: true });
@@ -112,7 +126,7 @@ const common = {
   legalComments: 'none',
   // The Emscripten glue has node-only branches (require('fs') etc.) that never run in a browser.
   external: ['fs', 'path', 'crypto', 'module', 'url', 'worker_threads', 'node:*'],
-  plugins: [pureD3Schemes],
+  plugins: [pureD3Schemes, minifyFigureCSS],
   logLevel: 'warning',
 };
 try {

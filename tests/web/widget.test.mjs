@@ -465,14 +465,15 @@ test('export: SVG, PNG and JSON of what the widget shows (under the strict CSP)'
     assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     const pngW = png.bytes.readUInt32BE(16), pngH = png.bytes.readUInt32BE(20);
     // The PNG is painted, not blank: sample it where head 2's cell (3, 4) is, at 1×, and compare with
-    // that cell's pixels on screen.
+    // that cell's pixels on screen. Where head 2's SVG is placed in the export, the SVG export says.
     const check = await page.evaluate(async () => {
       const el = document.getElementById('fig-heads');
+      const doc = new DOMParser().parseFromString(el.exportSVG(), 'image/svg+xml');
+      const placed = [...doc.documentElement.children].filter((n) => n.localName === 'svg');
       const svgs = [...el.shadowRoot.querySelectorAll('#plot svg')];
-      const left = Math.min(...svgs.map((s) => s.getBoundingClientRect().left));
-      const top = Math.min(...svgs.map((s) => s.getBoundingClientRect().top));
-      const width = Math.max(...svgs.map((s) => s.getBoundingClientRect().right)) - left;
-      const cells = el.shadowRoot.querySelector('.heatmap[data-head="1"] canvas.cells');
+      const head = el.shadowRoot.querySelector('.heatmap[data-head="1"]');
+      const k = svgs.indexOf(head.querySelector('svg')), s = svgs[k].getBoundingClientRect();
+      const cells = head.querySelector('canvas.cells');
       const w = cells.attentionWeights, r = cells.getBoundingClientRect();
       const x = (4 - w.colStart + 0.5) * w.cell, y = (3 - w.rowStart + 0.5) * w.cell;
       const screen = cells.getContext('2d').getImageData(Math.floor(x * w.ratio), Math.floor(y * w.ratio), 1, 1).data;
@@ -480,13 +481,15 @@ test('export: SVG, PNG and JSON of what the widget shows (under the strict CSP)'
       const canvas = new OffscreenCanvas(bmp.width, bmp.height);
       const ctx = canvas.getContext('2d');
       ctx.drawImage(bmp, 0, 0);
-      const [red, green, blue] = ctx.getImageData(Math.round(r.left + x - left), Math.round(r.top + y - top), 1, 1).data;
+      const at = (n, name) => Number(n.getAttribute(name));
+      const [red, green, blue] = ctx.getImageData(Math.round(at(placed[k], 'x') + r.left + x - s.left), Math.round(at(placed[k], 'y') + r.top + y - s.top), 1, 1).data;
       const bg = ctx.getImageData(1, 1, 1, 1).data;
-      return { px: [red, green, blue], screen: [...screen.slice(0, 3)], bg: [...bg.slice(0, 3)], width, bmpWidth: bmp.width };
+      return { px: [red, green, blue], screen: [...screen.slice(0, 3)], bg: [...bg.slice(0, 3)], width: at(doc.documentElement, 'width'), bmpWidth: bmp.width };
     });
     check.px.forEach((v, i) => assert.ok(Math.abs(v - check.screen[i]) <= 3, `PNG pixel ${check.px} vs the cell on screen ${check.screen}`));
     assert.deepEqual(check.bg, [255, 255, 255]);
-    assert.ok(Math.abs(check.bmpWidth - Math.ceil(check.width)) <= 1);
+    assert.ok(Math.abs(check.bmpWidth - check.width) <= 1);
+    // The download: twice the device's pixels (devicePixelRatio 1 here).
     assert.ok(Math.abs(pngW - 2 * check.bmpWidth) <= 2 && pngH > 100, `PNG ${pngW}×${pngH} at 2×`);
 
     const json = JSON.parse((await fetchDownload('.jsonButton')).bytes.toString('utf8'));

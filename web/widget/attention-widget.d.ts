@@ -81,6 +81,10 @@ export interface ExportedAttention {
   rollout?: number[][];
   predictions?: { word: string; probability: number }[];
   captions?: string[][];
+  /** What the SVG and PNG exports say too: a title, the text drawn, and a caption naming the source (layer and head) and the settings. */
+  title: string;
+  sentence: string;
+  caption: string;
 }
 
 export interface AttentionChangeEvent extends CustomEvent<FigureState> {}
@@ -123,15 +127,15 @@ export class AttentionFigureElement extends HTMLElement {
   importAttention(json: string | ImportedAttention | number[][][][], tokens?: string[]): boolean;
   /** Back to the word-vector figure. */
   clearImport(): void;
-  /** The drawn figure as standalone SVG text. */
+  /** The drawn figure as standalone SVG text, with a title, the sentence and a caption (role="img", <title>, <desc>). */
   exportSVG(): string;
-  /** The drawn figure as a PNG (scale × on-screen pixels, default 2). */
+  /** The same as a PNG (scale × CSS pixels, default twice the device pixel ratio). */
   exportPNG(scale?: number): Promise<Blob>;
   /** The numbers of the figure, Hugging Face-shaped. */
   exportJSON(): ExportedAttention;
   /** URL of the full page reproducing this state (embed: true for the iframe form). */
   shareURL(options?: { embed?: boolean }): string;
-  /** An <iframe> snippet reproducing this state. */
+  /** An <iframe> snippet reproducing this state (with its controls), as tall as its view needs. */
   embedSnippet(): string;
 }
 

@@ -5,11 +5,12 @@
 import { h } from '../dom.js';
 import { count, format4 } from '../format.js';
 import { download, toJSON, toPNG, toSVG } from '../exporter.js';
+import { themeColours } from '../colour.js';
 import { ImportError, parseAttention } from '../importer.js';
-import { toParams } from '../state.js';
+import { CONTROLS, toParams } from '../state.js';
 import { wordOf } from '../compute.js';
 import { Controls } from './controls.js';
-import { optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
+import { captionOf, optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
 import { Toolbar } from './toolbar.js';
 import { HeatmapView } from '../views/heatmap-view.js';
 import { HeadsView } from '../views/heads-view.js';
@@ -22,6 +23,8 @@ const HINTS = {
   steps: 'The numbers the core computed for the selected word, stage by stage.',
   heads: 'Each head attends with its own projections. Hover or tap a cell to read it.',
 };
+/** The embed snippet's frame height per view, and per word past seven, in CSS px (see embedSnippet; README.md says the same). */
+const EMBED_HEIGHTS = { heatmap: [880], lines: [580, 26], steps: [580, 22], heads: [1020] };
 const VIEW_CLASSES = { heatmap: HeatmapView, lines: LinesView, steps: StepsView, heads: HeadsView };
 
 export class Figure {
@@ -248,15 +251,26 @@ export class Figure {
     const params = toParams({ ...this.store.state, tour: null });
     const theme = [...this.els.figure.classList].find((c) => c.startsWith('theme-'))?.slice(6);
     if (theme && theme !== 'auto') params.set('theme', theme);
-    if (embed) params.set('embed', '1');
+    if (embed) {
+      params.set('embed', '1');
+      // The frame shows the controls this figure shows (all: no parameter needed).
+      const shown = CONTROLS.filter((c) => this.allowed.has(c));
+      if (shown.length < CONTROLS.length) params.set('controls', shown.join(' ') || 'none');
+    }
     url.search = params.toString();
     url.hash = '';
     return url.href;
   }
 
-  /** An iframe snippet for the embed URL. */
+  /**
+   * An iframe snippet for the embed URL. Its height shows the view without a scrollbar at an article's
+   * width (measured at 600–800 px with every control): EMBED_HEIGHTS for up to seven words, a row more
+   * per further word in the views with a row per word, more with the trained model's layer row and
+   * next-word guesses. A parent that listens (README.md) fits the frame exactly.
+   */
   embedSnippet() {
-    const height = { heatmap: 660, lines: 600, steps: 640, heads: 680 }[this.store.state.view];
+    const { view, source } = this.store.state, [base, row = 0] = EMBED_HEIGHTS[view];
+    const height = base + row * Math.max(0, Math.min(this.store.shown?.T ?? 0, 50) - 7) + (source === 'model' ? 380 : 0);
     const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
     return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
   }
@@ -271,30 +285,38 @@ export class Figure {
     return ['attention', this.store.state.view, ...words].join('-').slice(0, 60);
   }
 
-  #svgs() {
-    const svgs = [...this.els.plot.querySelectorAll('svg')].filter((s) => s.getBoundingClientRect().width > 0);
-    if (!svgs.length) throw new Error('there is no figure to export');
-    return svgs;
+  /** What the exporter needs: the view's and the legend's SVGs as drawn, the words around them, the theme. */
+  #exportable() {
+    const e = this.els, shown = this.store.shown;
+    const svgs = [...e.viewBox.querySelectorAll('svg'), ...e.legend.querySelectorAll('svg')].filter((s) => s.getBoundingClientRect().width > 0);
+    if (!shown || !svgs.length) throw new Error('there is no figure to export');
+    return {
+      svgs, words: captionOf(this.store.state, shown, { imported: this.store.sources.imported, story: this.#compareStory() }),
+      colours: themeColours(e.figure), font: getComputedStyle(e.figure).fontFamily,
+    };
   }
 
-  #background() {
-    return getComputedStyle(this.els.figure).getPropertyValue('--af-bg').trim() || '#ffffff';
-  }
-
-  /** The figure as standalone SVG text. */
+  /** The figure as standalone SVG text, with its title, sentence and caption. */
   exportSVG() {
-    return toSVG(this.#svgs(), this.#background());
+    return toSVG(this.#exportable());
   }
 
-  /** The figure as a PNG Blob (2× pixels). */
-  exportPNG(scale = 2) {
-    return toPNG(this.#svgs(), this.#background(), scale);
+  /** The figure as a PNG Blob, at twice the screen's pixels by default (4× CSS pixels on a 2× screen). */
+  exportPNG(scale = 2 * (devicePixelRatio || 1)) {
+    return toPNG(this.#exportable(), scale);
   }
 
-  /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings } (importable again). */
+  /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings, title, sentence, caption } (importable again). */
   exportJSON() {
-    if (!this.store.shown) throw new Error('there is no figure to export');
-    return toJSON(this.store.shown, this.store.state, this.store.compare);
+    const { store } = this;
+    if (!store.shown) throw new Error('there is no figure to export');
+    const { title, sentence, caption } = captionOf(store.state, store.shown, { imported: store.sources.imported, story: this.#compareStory() });
+    return { ...toJSON(store.shown, store.state, store.compare), title, sentence, caption: caption.join(' ') };
+  }
+
+  /** The compare view's line (the story of the other views is computed in captionOf). */
+  #compareStory() {
+    return this.store.state.view === 'compare' ? this.store.compareLib?.compareLine(this.store.compare) : undefined;
   }
 
   /** The figure's state (for tests and the widget's `state` property). */

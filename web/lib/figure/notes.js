@@ -1,10 +1,11 @@
 // The figure's words, computed from its numbers: the story line (who the selected word looks at most),
 // one line per setting in force saying what it changes (and, where a view cannot follow it, that it
-// does not), a note per word outside the vocabulary, and the trained model's next-word guesses.
+// does not), a note per word outside the vocabulary, the trained model's next-word guesses, and the
+// title and caption an export carries.
 import { h, setAttrs, svgEl } from '../dom.js';
 import { HEAD_SHARPNESS, wordOf } from '../compute.js';
-import { num } from '../format.js';
-import { ROLLOUT } from '../state.js';
+import { count, num } from '../format.js';
+import { ROLLOUT, SCORE_NAMES, settingsFor } from '../state.js';
 
 /** A word as the story names it: its text, with its position when the text repeats it. */
 function named(tokens, i) {
@@ -132,4 +133,40 @@ export function writePredictions(box, result) {
     setAttrs(bar.firstChild, { width: (120 * p.probability) / top });
     probability.textContent = `${num(100 * p.probability, 1)}%`;
   });
+}
+
+/**
+ * What an export says about itself, so a pasted SVG or PNG needs no caption by hand: { title, sentence,
+ * caption: lines naming the source (layer and head; each trained head's measured caption), the settings
+ * in force and the story line, notes: optionNotes' lines }.
+ */
+export function captionOf(state, result, { imported, story }) {
+  const view = state.view, t = result.tokens, m = result.model;
+  const heads = view === 'heads' ? result.heads(state.heads, state.seed) : null;
+  const title = view === 'steps' ? `Self-attention step by step: ${named(t, wordOf(state, result))}`
+    : view === 'compare' ? `One word in two sentences: ${named(t, wordOf(state, result))}`
+      : heads ? `${heads.maps.length} attention heads` : `Self-attention weights${view === 'lines' ? ', as lines' : ''}`;
+  let source;
+  if (imported) {
+    const { layer, layers, head, heads: H } = result.imported;
+    source = `Imported attention (a real model’s weights), layer ${layer + 1} of ${layers}, ${heads ? `all ${H} heads` : `head ${head + 1} of ${H}`}.`;
+  } else if (m) {
+    const which = heads ? (m.rollout ? `every head of all ${m.layers} layers` : `layer ${m.layer + 1}, all ${m.heads} heads`)
+      : m.rollout ? `attention rollout through all ${m.layers} layers` : `layer ${m.layer + 1}, head ${m.head + 1} (${m.run.captions[m.layer]?.[m.head] ?? 'no caption'})`;
+    source = `The trained ${m.layers}-layer, ${m.heads}-head language model, ${which}.`;
+  } else {
+    const mode = result.projection.mode;
+    source = `${result.kind === 'seed003' ? 'Seed 003’s worked example, 3 inputs of 4 numbers' : `${result.d}-d word vectors (fastText on WordNet)`}, ${heads
+      ? `${heads.maps.length} random heads (seed ${state.seed}, d_k = ${heads.dk})`
+      : mode === 'free' ? 'no learned weights (Q = K = V = X)' : `${{ identity: 'identity', random: `random (seed ${state.seed})`, seed: 'its own', edited: 'hand-edited' }[mode]} W_Q, W_K, W_V (d_k = ${result.projection.dk})`}.`;
+  }
+  const applies = settingsFor(state, imported), settings = [];
+  if (applies.score) settings.push(`Score: ${SCORE_NAMES[state.score]}`, `temperature ${state.temperature.toFixed(2)}`, state.mask === 'causal' ? 'causal mask' : 'no mask');
+  if (applies.norm) settings.push(`softmax along ${state.norm}`);
+  const caption = [source, ...(heads?.maps ?? []).filter((x) => x.caption).map((x) => `${x.title[0].toUpperCase()}${x.title.slice(1)}: ${x.caption}.`),
+    settings.length ? `${settings.join('; ')}.` : '', heads ? '' : story ?? storyOf(state, result),
+    result.total ? `The text has ${count(result.total)} tokens; the figure shows the first ${count(result.cap)}.` : ''].filter(Boolean);
+  const sentence = imported || result.kind === 'seed003' ? t.map((x) => x.text).join(' ')
+    : view === 'compare' ? `${state.sentence} / ${state.sentence2}` : state.sentence;
+  return { title, sentence, caption, notes: optionNotes(state, result, { imported }) };
 }
