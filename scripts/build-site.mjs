@@ -76,7 +76,8 @@ if (missing.length) {
     console.error('Build the WebAssembly module first (emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm).');
   }
   if (missing.includes(join(root, 'data', 'vectors.bin'))) console.error('Make the word vectors first (data/vectors.bin).');
-  if (missing.includes(join(root, 'data', 'model.bin'))) console.error('data/model.bin is missing (model/README.md says how to rebuild it).');
+  if (missing.includes(join(root, 'data', 'model.bin')))
+    console.error('data/model.bin is missing (model/README.md says how to rebuild it).');
   process.exit(1);
 }
 
@@ -91,7 +92,8 @@ const pureD3Schemes = {
       const source = await readFile(args.path, 'utf8');
       const contents = source
         .replace(/^var ([\w$]+) = ((?:(?!^var |^function |^export )[\s\S])*?);\n(?=\n)/gm, (all, name, expr) =>
-          /,\n\s+[\w$]+ = /.test(expr) ? all : `var ${name} = /* @__PURE__ */ (() => ${expr})();\n`)
+          /,\n\s+[\w$]+ = /.test(expr) ? all : `var ${name} = /* @__PURE__ */ (() => ${expr})();\n`,
+        )
         .replace(/^var c = rgb\(\),/m, 'var c = /* @__PURE__ */ rgb(),');
       return { contents, loader: 'js' };
     });
@@ -106,7 +108,13 @@ const minifyFigureCSS = {
   setup(b) {
     b.onLoad({ filter: /[\\/]web[\\/]lib[\\/]styles\.js$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
-      const contents = source.replace(/`[^`]*`/g, (css) => css.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\s+/g, ' ').replace(/ ?([{};,]) ?/g, '$1').replace(/: /g, ':'));
+      const contents = source.replace(/`[^`]*`/g, (css) =>
+        css
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .replace(/\s+/g, ' ')
+          .replace(/ ?([{};,]) ?/g, '$1')
+          .replace(/: /g, ':'),
+      );
       return { contents, loader: 'js' };
     });
   },
@@ -176,7 +184,13 @@ console.log(`  ${'page total'.padEnd(width)}  ${kb(total[0]).padStart(10)}  gzip
 // The widget's payload before the word vectors: its one JS file and the wasm. The
 // model's module is not part of it: it is fetched only when a reader (or source="model") asks for it.
 const onDemand = (n) => n.includes('attention_model_wasm') || n.includes('attention-compare');
-const payload = sum((n) => n.startsWith('widget/') && !onDemand(n) && (n.endsWith('.js') && n !== 'widget/attention.js' || n.endsWith('.wasm')));
-console.log(`  ${'widget JS + wasm'.padEnd(width)}  ${kb(payload[0]).padStart(10)}  gzip ${kb(payload[1]).padStart(10)}  (limit 150 KiB gzip)`);
+const payload = sum(
+  (n) => n.startsWith('widget/') && !onDemand(n) && ((n.endsWith('.js') && n !== 'widget/attention.js') || n.endsWith('.wasm')),
+);
+console.log(
+  `  ${'widget JS + wasm'.padEnd(width)}  ${kb(payload[0]).padStart(10)}  gzip ${kb(payload[1]).padStart(10)}  (limit 150 KiB gzip)`,
+);
 const model = sum((n) => n.startsWith('widget/') && onDemand(n));
-console.log(`  ${'+ on demand'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (the model's module, with model.bin; the compare view)`);
+console.log(
+  `  ${'+ on demand'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (the model's module, with model.bin; the compare view)`,
+);

@@ -110,7 +110,11 @@ function asOptions(options = {}) {
   if (options.keep !== undefined) out.keep = keepMask(options.keep);
   if (options.additive) {
     const { W1, W2, v } = options.additive;
-    out.additive = { W1: asMatrix(W1, 'additive.W1'), W2: asMatrix(W2, 'additive.W2'), v: asVector(v, 'additive.v') ?? new Float32Array(0) };
+    out.additive = {
+      W1: asMatrix(W1, 'additive.W1'),
+      W2: asMatrix(W2, 'additive.W2'),
+      v: asVector(v, 'additive.v') ?? new Float32Array(0),
+    };
   }
   return out;
 }
@@ -250,7 +254,9 @@ function wrap(raw) {
       if (!steps || typeof steps !== 'object') throw new AttentionError('queryTerms needs the steps of an attention call');
       if (!Number.isInteger(query)) throw new AttentionError(`query must be a whole number, got ${JSON.stringify(query)}`);
       const { Q, K, V, weights } = steps;
-      return checked(raw.queryTerms({ Q: asMatrix(Q, 'Q'), K: asMatrix(K, 'K'), V: asMatrix(V, 'V'), weights: asMatrix(weights, 'weights') }, query));
+      return checked(
+        raw.queryTerms({ Q: asMatrix(Q, 'Q'), K: asMatrix(K, 'K'), V: asMatrix(V, 'V'), weights: asMatrix(weights, 'weights') }, query),
+      );
     },
     weightedSum(weights, V) {
       return checked(raw.weightedSum(asMatrix(weights, 'weights'), asMatrix(V, 'V')));

@@ -33,7 +33,11 @@ const writeURL = () => {
   history.replaceState(null, '', `${location.pathname}?${p}`);
 };
 const figure = new Figure(document.getElementById('figure'), {
-  store, controls: parseControls(controls, CONTROLS), disclose: true, showStatus: true, theme,
+  store,
+  controls: parseControls(controls, CONTROLS),
+  disclose: true,
+  showStatus: true,
+  theme,
   shareBase: () => location.origin + location.pathname,
   onUserChange: writeURL,
   onFirstDraw: () => document.documentElement.classList.add('figure-drawn'),
@@ -57,7 +61,8 @@ if (!embed) {
   // The parts below the figure are built after its first paint, so they never delay it.
   const rest = () => {
     const walkthrough = new Walkthrough(document.getElementById('explainer'), {
-      store, onUserChange: writeURL,
+      store,
+      onUserChange: writeURL,
       // The page has one Heads control, in the figure's options (shown with the heads view).
       showHeadsControl: () => {
         figure.change({ view: 'heads' });

@@ -36,18 +36,28 @@ async function openWithAxe(path, colorScheme) {
 async function audit(page, where) {
   const violations = await page.evaluate(async () => {
     const result = await window.axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => `${n.target.join(' >>> ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      nodes: v.nodes.map((n) => `${n.target.join(' >>> ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`),
+    }));
   });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .flatMap((v) => v.nodes.slice(0, 3).map((n) => `${where}: ${v.id} (${v.impact}) ${n}`));
 }
 
 /** Waits until every figure on the page (the page's, or each widget's) shows a drawn view. */
-const figuresDrawn = (page) => page.waitForFunction(() => {
-  const roots = [document, ...[...document.querySelectorAll('attention-figure')].map((w) => w.shadowRoot)];
-  const figures = roots.filter(Boolean).flatMap((r) => [...r.querySelectorAll('#plot')]);
-  return figures.length > 0 && figures.every((p) => !p.hidden && p.querySelector('#heatmap')?.children.length > 0);
-}, null, { timeout: 30_000 });
+const figuresDrawn = (page) =>
+  page.waitForFunction(
+    () => {
+      const roots = [document, ...[...document.querySelectorAll('attention-figure')].map((w) => w.shadowRoot)];
+      const figures = roots.filter(Boolean).flatMap((r) => [...r.querySelectorAll('#plot')]);
+      return figures.length > 0 && figures.every((p) => !p.hidden && p.querySelector('#heatmap')?.children.length > 0);
+    },
+    null,
+    { timeout: 30_000 },
+  );
 
 for (const theme of ['light', 'dark']) {
   test(`axe: the page (${theme}), every view, with its panels open`, async () => {
@@ -57,12 +67,12 @@ for (const theme of ['light', 'dark']) {
       try {
         await figuresDrawn(page);
         await page.waitForFunction(() => document.documentElement.classList.contains('explainer-ready'), null, { timeout: 30_000 });
-        found.push(...await audit(page, `page ${view}`));
+        found.push(...(await audit(page, `page ${view}`)));
         // The panels a reader opens: every control of the figure on screen.
         await page.click('#more');
         await page.click('.shareButton');
         await page.click('.importButton');
-        found.push(...await audit(page, `page ${view}, panels open`));
+        found.push(...(await audit(page, `page ${view}, panels open`)));
         assert.deepEqual(problems, [], view);
       } finally {
         await close();
@@ -72,7 +82,10 @@ for (const theme of ['light', 'dark']) {
   });
 }
 
-for (const [file, theme] of [['index.html', 'light'], ['dark.html', 'dark']]) {
+for (const [file, theme] of [
+  ['index.html', 'light'],
+  ['dark.html', 'dark'],
+]) {
   test(`axe: the widget examples (${file}, ${theme}), every view`, async () => {
     const found = [];
     for (const view of VIEWS) {
@@ -81,12 +94,12 @@ for (const [file, theme] of [['index.html', 'light'], ['dark.html', 'dark']]) {
         await page.evaluate((view) => document.querySelectorAll('attention-figure').forEach((w) => w.setAttribute('view', view)), view);
         await figuresDrawn(page);
         await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-        found.push(...await audit(page, `${file} ${view}`));
+        found.push(...(await audit(page, `${file} ${view}`)));
         // The third figure has every control: open its panels.
         const w = page.locator('#fig-heads');
         await w.locator('.shareButton').click();
         await w.locator('.importButton').click();
-        found.push(...await audit(page, `${file} ${view}, panels open`));
+        found.push(...(await audit(page, `${file} ${view}, panels open`)));
         assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], `${file} ${view}: the policy allowed axe`);
         assert.deepEqual(problems, [], view);
       } finally {

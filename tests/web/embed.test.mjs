@@ -17,17 +17,31 @@ before(async () => {
 
 after(() => session?.stop());
 
-const drawn = (target) => target.waitForFunction(() => document.documentElement.classList.contains('figure-drawn') && window.attentionStore?.shown, null, { timeout: 30_000 });
+const drawn = (target) =>
+  target.waitForFunction(() => document.documentElement.classList.contains('figure-drawn') && window.attentionStore?.shown, null, {
+    timeout: 30_000,
+  });
 
 /** Which of the figure's controls and buttons are on screen. */
-const visibleControls = (target) => target.evaluate(() => {
-  const on = (sel) => {
-    const el = document.querySelector(sel);
-    return Boolean(el && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden');
-  };
-  const names = { sentence: '#sentence', view: '#view', word: '#word', more: '#more', share: '.shareButton', export: '.svgButton', import: '.importButton', mask: '#mask', temperature: '#temperature' };
-  return Object.keys(names).filter((k) => on(names[k]));
-});
+const visibleControls = (target) =>
+  target.evaluate(() => {
+    const on = (sel) => {
+      const el = document.querySelector(sel);
+      return Boolean(el && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden');
+    };
+    const names = {
+      sentence: '#sentence',
+      view: '#view',
+      word: '#word',
+      more: '#more',
+      share: '.shareButton',
+      export: '.svgButton',
+      import: '.importButton',
+      mask: '#mask',
+      temperature: '#temperature',
+    };
+    return Object.keys(names).filter((k) => on(names[k]));
+  });
 
 /**
  * An article page (served at /__article.html by a route) holding one iframe of `src`, `width` px wide
@@ -36,13 +50,16 @@ const visibleControls = (target) => target.evaluate(() => {
 async function article(src, { width = 700, height = 400, script = '' } = {}) {
   const { page, problems } = await openWatched(browser, `${url}__article.html`, {
     viewport: { width: width + 100, height: 900 },
-    before: (p) => p.route('**/__article.html', (route) => route.fulfill({
-      contentType: 'text/html; charset=utf-8',
-      body: `<!doctype html><html lang="en"><head><title>Article</title></head><body style="margin:0">
+    before: (p) =>
+      p.route('**/__article.html', (route) =>
+        route.fulfill({
+          contentType: 'text/html; charset=utf-8',
+          body: `<!doctype html><html lang="en"><head><title>Article</title></head><body style="margin:0">
         <script>window.__messages = []; addEventListener('message', (e) => window.__messages.push({ data: e.data, fromFrame: e.source === frames[0] }));</script>
         <div style="width:${width}px"><iframe src="${src.replaceAll('&', '&amp;').replaceAll('"', '&quot;')}" title="Self-attention figure" width="100%" height="${height}" style="border:0"></iframe></div>
         ${script ? `<script>${script}</script>` : ''}</body></html>`,
-    })),
+        }),
+      ),
   });
   const frame = await (await page.waitForSelector('iframe')).contentFrame();
   await drawn(frame);
@@ -50,12 +67,14 @@ async function article(src, { width = 700, height = 400, script = '' } = {}) {
 }
 
 /** The frame's content height, and whether it fits the frame without scrolling. */
-const fit = (frame) => frame.evaluate(() => ({
-  content: Math.ceil(document.documentElement.getBoundingClientRect().height),
-  scroll: document.documentElement.scrollHeight, client: document.documentElement.clientHeight,
-}));
+const fit = (frame) =>
+  frame.evaluate(() => ({
+    content: Math.ceil(document.documentElement.getBoundingClientRect().height),
+    scroll: document.documentElement.scrollHeight,
+    client: document.documentElement.clientHeight,
+  }));
 
-test('&controls= chooses what an embedded page shows (the widget\'s words); the full page ignores it', async () => {
+test("&controls= chooses what an embedded page shows (the widget's words); the full page ignores it", async () => {
   const cases = [
     ['sentence+view', ['sentence', 'view']],
     ['none', []],
@@ -64,7 +83,9 @@ test('&controls= chooses what an embedded page shows (the widget\'s words); the 
     ['all', ['sentence', 'view', 'word', 'more', 'share', 'export', 'import']],
   ];
   for (const [controls, want] of cases) {
-    const { page, problems } = await openWatched(browser, `${url}index.html?embed=1&controls=${controls}`, { viewport: { width: 700, height: 900 } });
+    const { page, problems } = await openWatched(browser, `${url}index.html?embed=1&controls=${controls}`, {
+      viewport: { width: 700, height: 900 },
+    });
     try {
       await drawn(page);
       assert.deepEqual((await visibleControls(page)).sort(), [...want].sort(), `controls=${controls}`);
@@ -75,7 +96,9 @@ test('&controls= chooses what an embedded page shows (the widget\'s words); the 
     }
   }
   // A change rewrites the URL with the controls kept (a reload shows the same frame).
-  const { page, problems } = await openWatched(browser, `${url}index.html?embed=1&controls=view`, { viewport: { width: 700, height: 900 } });
+  const { page, problems } = await openWatched(browser, `${url}index.html?embed=1&controls=view`, {
+    viewport: { width: 700, height: 900 },
+  });
   try {
     await drawn(page);
     await page.selectOption('#view', 'lines');
@@ -91,16 +114,18 @@ test('&controls= chooses what an embedded page shows (the widget\'s words); the 
   }
 });
 
-test('a widget\'s share snippet carries its controls to the frame', async () => {
+test("a widget's share snippet carries its controls to the frame", async () => {
   const { page, problems } = await openWatched(browser, `${url}examples/index.html`, { viewport: { width: 1100, height: 900 } });
   try {
-    await page.waitForFunction(() => document.getElementById('fig-lines').shadowRoot?.querySelector('canvas.links')?.attentionLines, null, { timeout: 20_000 });
+    await page.waitForFunction(() => document.getElementById('fig-lines').shadowRoot?.querySelector('canvas.links')?.attentionLines, null, {
+      timeout: 20_000,
+    });
     const w = page.locator('#fig-lines');
     await w.locator('.shareButton').click();
     const snippet = await w.locator('.share-snippet').inputValue();
     const src = /<iframe src="([^"]+)"/.exec(snippet)[1].replaceAll('&amp;', '&');
     assert.equal(new URL(src).searchParams.get('controls'), 'sentence view mask temperature share');
-    assert.equal(/height="(\d+)"/.exec(snippet)[1], '580', 'the lines view\'s height');
+    assert.equal(/height="(\d+)"/.exec(snippet)[1], '580', "the lines view's height");
     await page.goto(src);
     await drawn(page);
     await page.click('#more');
@@ -111,7 +136,7 @@ test('a widget\'s share snippet carries its controls to the frame', async () => 
   }
 });
 
-test('the embedded page sends its height to the parent; README.md\'s lines fit the frame to it', async () => {
+test("the embedded page sends its height to the parent; README.md's lines fit the frame to it", async () => {
   const readme = await readFile(join(root, 'README.md'), 'utf8');
   const listener = /```html\n<script>\n([\s\S]*?)<\/script>\n```/.exec(readme)?.[1];
   assert.ok(listener?.includes("'attention-figure:height'"), 'README.md shows the listener');
@@ -140,7 +165,9 @@ test('the embedded page sends its height to the parent; README.md\'s lines fit t
   // With the README's lines in the article, the frame takes the page's height: no scrollbar.
   const withListener = await article(`${url}index.html?view=heads&embed=1`, { height: 300, script: listener });
   try {
-    await withListener.page.waitForFunction(() => document.querySelector('iframe').getBoundingClientRect().height > 700, null, { timeout: 10_000 });
+    await withListener.page.waitForFunction(() => document.querySelector('iframe').getBoundingClientRect().height > 700, null, {
+      timeout: 10_000,
+    });
     await withListener.page.waitForTimeout(300);
     const size = await fit(withListener.frame);
     assert.ok(size.scroll <= size.client, `frame ${size.client} px for ${size.scroll} px of content`);
@@ -150,10 +177,11 @@ test('the embedded page sends its height to the parent; README.md\'s lines fit t
   }
   // Not in a frame: no message at all.
   const alone = await openWatched(browser, `${url}index.html?embed=1`, {
-    before: (p) => p.addInitScript(() => {
-      window.__messages = [];
-      addEventListener('message', (e) => window.__messages.push(e.data));
-    }),
+    before: (p) =>
+      p.addInitScript(() => {
+        window.__messages = [];
+        addEventListener('message', (e) => window.__messages.push(e.data));
+      }),
   });
   try {
     await drawn(alone.page);
@@ -164,10 +192,16 @@ test('the embedded page sends its height to the parent; README.md\'s lines fit t
   }
 });
 
-test('the snippet\'s height per view (the README\'s too) shows the view without a scrollbar at 700 px', async () => {
+test("the snippet's height per view (the README's too) shows the view without a scrollbar at 700 px", async () => {
   const heights = {};
-  const cases = ['heatmap', 'lines', 'steps', 'heads'].map((view) => `view=${view}`)
-    .concat(['view=heatmap&source=model', 'view=heads&source=model', 'view=lines&sentence=the+quick+brown+fox+jumps+over+the+lazy+dog+by+the+bank', 'view=steps&sentence=the+quick+brown+fox+jumps+over+the+lazy+dog+by+the+bank']);
+  const cases = ['heatmap', 'lines', 'steps', 'heads']
+    .map((view) => `view=${view}`)
+    .concat([
+      'view=heatmap&source=model',
+      'view=heads&source=model',
+      'view=lines&sentence=the+quick+brown+fox+jumps+over+the+lazy+dog+by+the+bank',
+      'view=steps&sentence=the+quick+brown+fox+jumps+over+the+lazy+dog+by+the+bank',
+    ]);
   for (const query of cases) {
     // The frame's own snippet says how tall it should be: open it at that height.
     const probe = await article(`${url}index.html?${query}&embed=1`, { height: 400 });
@@ -191,5 +225,8 @@ test('the snippet\'s height per view (the README\'s too) shows the view without 
   const [, src, height] = /<iframe src="([^"]+)"\s+title="[^"]*" width="100%" height="(\d+)"/.exec(readme);
   const view = new URL(src.replaceAll('&amp;', '&')).searchParams.get('view');
   assert.equal(Number(height), heights[view], `README.md's ${view} frame is ${height} px; the snippet says ${heights[view]}`);
-  assert.match(readme.replace(/\s+/g, ' '), new RegExp(`heatmap ${heights.heatmap}, lines ${heights.lines}, steps ${heights.steps}, heads ${heights.heads} px`));
+  assert.match(
+    readme.replace(/\s+/g, ' '),
+    new RegExp(`heatmap ${heights.heatmap}, lines ${heights.lines}, steps ${heights.steps}, heads ${heights.heads} px`),
+  );
 });

@@ -20,7 +20,9 @@ async function openFigure(query, { scale = 1, width = 900 } = {}) {
   const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: scale });
   const { page, problems } = await openWatched(context, `${url}index.html?${query}`);
   await page.waitForFunction(() => document.documentElement.classList.contains('figure-drawn'), null, { timeout: 30_000 });
-  await page.waitForFunction(() => window.attentionStore.shown && document.querySelector('#plot:not([hidden]) #heatmap svg'), null, { timeout: 30_000 });
+  await page.waitForFunction(() => window.attentionStore.shown && document.querySelector('#plot:not([hidden]) #heatmap svg'), null, {
+    timeout: 30_000,
+  });
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   return { page, problems, close: () => context.close() };
 }
@@ -43,7 +45,8 @@ function readExports() {
       if (el.localName === 'text') spans.push([num(el, 'y') - num(el, 'font-size'), num(el, 'y') + 0.3 * num(el, 'font-size')]);
     }
     spans.sort((a, b) => a[0] - b[0]);
-    let gap = 0, bottom = spans[0]?.[1] ?? 0;
+    let gap = 0,
+      bottom = spans[0]?.[1] ?? 0;
     for (const [top, end] of spans) {
       gap = Math.max(gap, top - bottom);
       bottom = Math.max(bottom, end);
@@ -73,11 +76,17 @@ function readExports() {
     }
     const label = (svg.getAttribute('aria-labelledby') ?? '').split(/\s+/).filter(Boolean);
     return {
-      text, role: svg.getAttribute('role'), label,
+      text,
+      role: svg.getAttribute('role'),
+      label,
       labelled: label.map((id) => doc.getElementById(id)?.localName ?? null),
-      title: svg.querySelector(':scope > title')?.textContent ?? '', desc: svg.querySelector(':scope > desc')?.textContent ?? '',
+      title: svg.querySelector(':scope > title')?.textContent ?? '',
+      desc: svg.querySelector(':scope > desc')?.textContent ?? '',
       lines: [...svg.children].filter((el) => el.localName === 'text').map((el) => el.textContent),
-      width: num(svg, 'width'), height: num(svg, 'height'), gap, spans: spans.length,
+      width: num(svg, 'width'),
+      height: num(svg, 'height'),
+      gap,
+      spans: spans.length,
       background: svg.querySelector(':scope > rect')?.getAttribute('fill'),
       png: { width: bmp.width, height: bmp.height, bg, gap: Math.max(0, ...runs.slice(1)), type: blob.type },
       json: fig.exportJSON(),
@@ -87,7 +96,10 @@ function readExports() {
 }
 
 const VIEWS = {
-  heatmap: { title: /^Self-attention weights$/, caption: /\d+-d word vectors.*no learned weights.*Score: scaled dot q·k\/√d; temperature 1\.00; no mask; softmax along rows/s },
+  heatmap: {
+    title: /^Self-attention weights$/,
+    caption: /\d+-d word vectors.*no learned weights.*Score: scaled dot q·k\/√d; temperature 1\.00; no mask; softmax along rows/s,
+  },
   lines: { title: /^Self-attention weights, as lines$/, caption: /\d+-d word vectors.*temperature 1\.00/s },
   steps: { title: /^Self-attention step by step: “train”$/, caption: /\d+-d word vectors.*temperature 1\.00/s },
   heads: { title: /^4 attention heads$/, caption: /4 random heads \(seed 1, d_k = \d+\).*temperature 1\.00/s },
@@ -118,8 +130,10 @@ for (const theme of ['light', 'dark']) {
         assert.ok(x.gap <= 24, `${where}: a blank band of ${x.gap} px in the SVG`);
         // The PNG: the SVG's layout at twice the device's pixels, on the theme's background, no blank band.
         assert.equal(x.png.type, 'image/png');
-        assert.ok(Math.abs(x.png.width - 2 * x.dpr * x.width) <= 2 && Math.abs(x.png.height - 2 * x.dpr * x.height) <= 2,
-          `${where}: PNG ${x.png.width}×${x.png.height} for an SVG of ${x.width}×${x.height} at devicePixelRatio ${x.dpr}`);
+        assert.ok(
+          Math.abs(x.png.width - 2 * x.dpr * x.width) <= 2 && Math.abs(x.png.height - 2 * x.dpr * x.height) <= 2,
+          `${where}: PNG ${x.png.width}×${x.png.height} for an SVG of ${x.width}×${x.height} at devicePixelRatio ${x.dpr}`,
+        );
         // (In pixels, a view's own margin counts too: the room its SVG keeps above short column labels.)
         assert.ok(x.png.gap <= 40 * 2 * x.dpr, `${where}: a blank band of ${x.png.gap} rows in the PNG`);
         assert.deepEqual(x.png.bg, theme === 'dark' ? [0x17, 0x19, 0x1e] : [255, 255, 255], `${where}: PNG background`);
@@ -141,14 +155,17 @@ test('the PNG has twice the device pixel ratio: 4× CSS pixels on a 2× screen',
   try {
     const x = await page.evaluate(readExports);
     assert.equal(x.dpr, 2);
-    assert.ok(Math.abs(x.png.width - 4 * x.width) <= 2 && Math.abs(x.png.height - 4 * x.height) <= 2, `PNG ${x.png.width}×${x.png.height}, SVG ${x.width}×${x.height}`);
+    assert.ok(
+      Math.abs(x.png.width - 4 * x.width) <= 2 && Math.abs(x.png.height - 4 * x.height) <= 2,
+      `PNG ${x.png.width}×${x.png.height}, SVG ${x.width}×${x.height}`,
+    );
     assert.deepEqual(problems, []);
   } finally {
     await close();
   }
 });
 
-test('the caption names the trained model\'s layer and head, the rollout, and a cut text', async () => {
+test("the caption names the trained model's layer and head, the rollout, and a cut text", async () => {
   const cases = [
     ['source=model&layer=1&head=2&view=heatmap', /trained 2-layer, 4-head language model, layer 2, head 3/],
     ['source=model&layer=rollout&view=heatmap', /trained 2-layer, 4-head language model, attention rollout through all 2 layers/],
@@ -190,17 +207,25 @@ test('hostile text exports as well-formed SVG (control characters and markup sta
   const { page, problems, close } = await openFigure('embed=1');
   try {
     await page.evaluate((text) => window.attentionFigure.change({ sentence: text }), text);
-    await page.waitForFunction((text) => {
-      try {
-        return window.attentionFigure.exportJSON().sentence === text;
-      } catch {
-        return false;
-      }
-    }, text, { timeout: 10_000 });
+    await page.waitForFunction(
+      (text) => {
+        try {
+          return window.attentionFigure.exportJSON().sentence === text;
+        } catch {
+          return false;
+        }
+      },
+      text,
+      { timeout: 10_000 },
+    );
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     const ok = await page.evaluate(() => {
       const doc = new DOMParser().parseFromString(window.attentionFigure.exportSVG(), 'image/svg+xml');
-      return { error: doc.querySelector('parsererror')?.textContent ?? null, scripts: doc.querySelectorAll('script').length, line: [...doc.documentElement.children].filter((e) => e.localName === 'text')[1]?.textContent };
+      return {
+        error: doc.querySelector('parsererror')?.textContent ?? null,
+        scripts: doc.querySelectorAll('script').length,
+        line: [...doc.documentElement.children].filter((e) => e.localName === 'text')[1]?.textContent,
+      };
     });
     assert.equal(ok.error, null);
     assert.equal(ok.scripts, 0);

@@ -2,7 +2,9 @@
 // below, in the export's own coordinates (CSS px), for the SVG and the PNG alike (exporter.js).
 import { textWidth } from './dom.js';
 
-const PAD = 16, GAP = 12, MIN_TEXT = 560;
+const PAD = 16,
+  GAP = 12,
+  MIN_TEXT = 560;
 
 /** Text as XML may hold it, on one line: control characters, lone surrogates and non-characters become spaces. */
 export const clean = (text) => text.replace(/[\p{Cc}\p{Cs}\uFFFE\uFFFF]+/gu, ' ');
@@ -12,7 +14,8 @@ function wrap(text, font, width, max = 99) {
   const fits = (s) => textWidth(s, font) <= width;
   const cut = (s) => {
     const cs = [...s];
-    let lo = 0, hi = cs.length;
+    let lo = 0,
+      hi = cs.length;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
       if (fits(`${cs.slice(0, mid).join('')}…`)) lo = mid;
@@ -46,7 +49,8 @@ export function layout({ svgs, words, colours, font }) {
   const rects = svgs.map((s) => s.getBoundingClientRect());
   const left = Math.min(...rects.map((r) => r.left));
   const figure = Math.ceil(Math.max(...rects.map((r) => r.right)) - left);
-  const width = Math.max(figure, MIN_TEXT) + 2 * PAD, textW = width - 2 * PAD;
+  const width = Math.max(figure, MIN_TEXT) + 2 * PAD,
+    textW = width - 2 * PAD;
   const texts = [];
   let y = PAD - 4;
   const add = (text, size, { weight = 'normal', fill = colours.muted, max } = {}) => {
@@ -59,7 +63,8 @@ export function layout({ svgs, words, colours, font }) {
   add(`“${words.sentence}”`, 15, { fill: colours.fg, max: 3 });
   y += GAP;
   const placed = [];
-  let shift = 0, bottom = -Infinity;
+  let shift = 0,
+    bottom = -Infinity;
   for (const n of rects.map((_, k) => k).sort((a, b) => rects[a].top - rects[b].top)) {
     const r = rects[n];
     if (bottom === -Infinity) shift = y - r.top;

@@ -8,8 +8,23 @@
 import { SVG_NS } from './dom.js';
 import { clean, layout } from './export-layout.js';
 
-const STYLE_PROPS = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-opacity', 'stroke-dasharray', 'opacity', 'font-family',
-  'font-size', 'font-weight', 'font-style', 'text-anchor', 'dominant-baseline', 'visibility', 'text-decoration'];
+const STYLE_PROPS = [
+  'fill',
+  'fill-opacity',
+  'stroke',
+  'stroke-width',
+  'stroke-opacity',
+  'stroke-dasharray',
+  'opacity',
+  'font-family',
+  'font-size',
+  'font-weight',
+  'font-style',
+  'text-anchor',
+  'dominant-baseline',
+  'visibility',
+  'text-decoration',
+];
 /** Numbers the ids of each export's <title> and <desc>, so several SVGs pasted into one page keep theirs apart. */
 let exported = 0;
 
@@ -29,11 +44,20 @@ export function toSVG(figure) {
     return node;
   };
   const id = `attention-figure-${++exported}`;
-  for (const [k, v] of Object.entries({ xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-labelledby': `${id}-title ${id}-desc` })) out.setAttribute(k, v);
+  for (const [k, v] of Object.entries({
+    xmlns: SVG_NS,
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
+    'aria-labelledby': `${id}-title ${id}-desc`,
+  }))
+    out.setAttribute(k, v);
   add('title', { id: `${id}-title` }).textContent = clean(words.title);
   add('desc', { id: `${id}-desc` }).textContent = clean([`“${words.sentence}”.`, ...words.caption, ...words.notes].join(' '));
   add('rect', { width, height, fill: colours.bg });
-  for (const t of texts) add('text', { x: t.x, y: t.y, 'font-size': t.size, 'font-weight': t.weight, 'font-family': font, fill: t.fill }).textContent = t.text;
+  for (const t of texts)
+    add('text', { x: t.x, y: t.y, 'font-size': t.size, 'font-weight': t.weight, 'font-family': font, fill: t.fill }).textContent = t.text;
   for (const { svg, rect, x, y } of placed) {
     const clone = svg.cloneNode(true);
     const src = [svg, ...svg.querySelectorAll('*')];
@@ -46,7 +70,8 @@ export function toSVG(figure) {
       const cs = getComputedStyle(node);
       for (const p of STYLE_PROPS) {
         const v = cs.getPropertyValue(p);
-        if (v && !(p === 'text-decoration' && v.startsWith('none')) && !(p === 'stroke-dasharray' && v === 'none')) target.setAttribute(p, v);
+        if (v && !(p === 'text-decoration' && v.startsWith('none')) && !(p === 'stroke-dasharray' && v === 'none'))
+          target.setAttribute(p, v);
       }
     });
     if (svg.exportShapes) {
@@ -61,7 +86,10 @@ export function toSVG(figure) {
     out.append(clone);
   }
   // A label may hold what XML cannot (a typed U+0000, a lone surrogate): U+FFFD instead, so the file parses.
-  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(out).replace(/[\0-\x08\v\f\x0e-\x1f\ufffe\uffff]|\p{Cs}/gu, '\ufffd');
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    new XMLSerializer().serializeToString(out).replace(/[\0-\x08\v\f\x0e-\x1f\ufffe\uffff]|\p{Cs}/gu, '\ufffd')
+  );
 }
 
 function opacityOf(node, stop) {
@@ -107,7 +135,8 @@ export function toCanvas(figure, scale = 2) {
   }
   for (const { svg, rect, x, y } of placed) {
     // Screen coordinates → the export's: this SVG moves from where it is on screen to where it is placed.
-    const left = rect.left - x, top = rect.top - y;
+    const left = rect.left - x,
+      top = rect.top - y;
     if (svg.exportShapes) {
       const m = svg.getScreenCTM();
       if (m) {
@@ -205,7 +234,12 @@ function paintShapes(ctx, shapes) {
 }
 
 /** A stroke-dasharray ("3 2", "3px, 2px" or none) as canvas line dashes. */
-const dashes = (v) => (v && v !== 'none' ? String(v).split(/[\s,]+/).map(parseFloat) : []);
+const dashes = (v) =>
+  v && v !== 'none'
+    ? String(v)
+        .split(/[\s,]+/)
+        .map(parseFloat)
+    : [];
 
 /** PNG bytes of the figure (as toSVG takes it), at `scale`× its CSS pixels. */
 export function toPNG(figure, scale = 2) {
@@ -230,20 +264,39 @@ export function toJSON(result, state, compare = null) {
     // Both sentences' weights (as drawn), the word compared, its nearest words before and after, the difference.
     const words = (list) => list?.words.map(({ word, similarity }) => ({ word, similarity })) ?? null;
     return {
-      tokens, attentions: [[rows(compare.first.shown)]],
+      tokens,
+      attentions: [[rows(compare.first.shown)]],
       compare: {
-        sentence2: state.sentence2, tokens2: compare.second.tokens.map((t) => t.text), attentions2: [[rows(compare.second.shown)]],
-        word: compare.text, index: compare.i, index2: compare.j,
+        sentence2: state.sentence2,
+        tokens2: compare.second.tokens.map((t) => t.text),
+        attentions2: [[rows(compare.second.shown)]],
+        word: compare.text,
+        index: compare.i,
+        index2: compare.j,
         nearest: compare.after ? { before: compare.before.map(words), after: compare.after.map(words) } : null,
         difference: compare.difference ? rows(compare.difference) : null,
       },
-      source: 'the same word in two sentences: parameter-free attention over word vectors, nearest words by cosine similarity over the whole table',
-      settings: { sentence: state.sentence, sentence2: state.sentence2, score: state.score, temperature: state.temperature, mask: state.mask, norm: state.norm },
+      source:
+        'the same word in two sentences: parameter-free attention over word vectors, nearest words by cosine similarity over the whole table',
+      settings: {
+        sentence: state.sentence,
+        sentence2: state.sentence2,
+        score: state.score,
+        temperature: state.temperature,
+        mask: state.mask,
+        norm: state.norm,
+      },
     };
   }
   if (result.kind === 'imported') {
     const heads = result.heads().maps;
-    return { tokens, attentions: [heads.map((m) => rows(m.weights))], source: 'imported', layer: result.imported.layer, heads: result.imported.heads };
+    return {
+      tokens,
+      attentions: [heads.map((m) => rows(m.weights))],
+      source: 'imported',
+      layer: result.imported.layer,
+      heads: result.imported.heads,
+    };
   }
   if (result.kind === 'model') {
     // Every head of every layer (Hugging Face's shape, so the file imports back), plus the rollout and
@@ -255,23 +308,36 @@ export function toJSON(result, state, compare = null) {
       rollout: rows(run.rollout),
       predictions: run.predictions.map(({ word, probability }) => ({ word, probability })),
       captions: run.captions,
-      source: `trained causal transformer language model (data/model.bin): ${result.model.layers} layers × ${result.model.heads} heads, ` +
+      source:
+        `trained causal transformer language model (data/model.bin): ${result.model.layers} layers × ${result.model.heads} heads, ` +
         `d_k = ${result.projection.dk}, context ${result.cap}; rollout after Abnar & Zuidema (2020), residual counted as 0.5·I`,
       settings: { sentence: state.sentence, source: 'model', layer: state.layer, head: state.head },
     };
   }
-  const settings = { sentence: state.sentence, input: state.input, score: state.score, temperature: state.temperature, mask: state.mask, norm: state.norm, weights: state.weights };
+  const settings = {
+    sentence: state.sentence,
+    input: state.input,
+    score: state.score,
+    temperature: state.temperature,
+    mask: state.mask,
+    norm: state.norm,
+    weights: state.weights,
+  };
   if (state.view === 'heads') {
     const heads = result.heads(state.heads, state.seed);
     return {
       tokens,
       attentions: [heads.maps.map((m) => rows(m.weights))],
-      source: `multi-head attention over word vectors: ${heads.maps.length} heads, d_k = ${heads.dk}, ` +
+      source:
+        `multi-head attention over word vectors: ${heads.maps.length} heads, d_k = ${heads.dk}, ` +
         `seeded Xavier-uniform W_Q, W_K (× ${heads.sharpness}), W_V, W_O (seed ${state.seed})`,
       settings: { ...settings, heads: state.heads, seed: state.seed },
     };
   }
-  const how = result.projection.mode === 'free' ? `parameter-free attention over ${result.d}-d ${result.kind === 'seed003' ? 'inputs' : 'word vectors'}` : `attention with ${result.projection.mode} W_Q, W_K, W_V (d_k = ${result.projection.dk})`;
+  const how =
+    result.projection.mode === 'free'
+      ? `parameter-free attention over ${result.d}-d ${result.kind === 'seed003' ? 'inputs' : 'word vectors'}`
+      : `attention with ${result.projection.mode} W_Q, W_K, W_V (d_k = ${result.projection.dk})`;
   const out = {
     tokens,
     attentions: [[rows(result.weights)]],
@@ -279,7 +345,11 @@ export function toJSON(result, state, compare = null) {
     settings,
   };
   if (state.view === 'steps') {
-    out.steps = { scores: rows(result.steps.scores), scaled: rows(result.steps.scaled).map((r) => r.map((v) => (v === -Infinity ? null : v))), output: rows(result.output) };
+    out.steps = {
+      scores: rows(result.steps.scores),
+      scaled: rows(result.steps.scaled).map((r) => r.map((v) => (v === -Infinity ? null : v))),
+      output: rows(result.output),
+    };
   }
   return out;
 }

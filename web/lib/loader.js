@@ -10,7 +10,6 @@ let vectorsPromise = null;
 let largerPromise = null;
 let modelPromise = null;
 
-
 /** Where the widget's own files live (overridable for tests and unusual layouts). */
 let base = import.meta.url;
 export function setAssetBase(url) {
@@ -67,10 +66,11 @@ async function bytesOf(file) {
 }
 
 /** A promise that is forgotten when it fails, so the next call tries again. */
-const retried = (promise, forget) => promise.catch((err) => {
-  forget();
-  throw err;
-});
+const retried = (promise, forget) =>
+  promise.catch((err) => {
+    forget();
+    throw err;
+  });
 
 /** The shared word-vector table (fetched on first call). */
 export function loadVectors() {
@@ -101,7 +101,8 @@ export function loadModel() {
   modelPromise ??= (async () => {
     const started = performance.now();
     const since = (t) => performance.now() - t;
-    let module = 0, fetched = 0;
+    let module = 0,
+      fetched = 0;
     const [core, bytes] = await Promise.all([
       loadLargerCore().then((c) => ((module = since(started)), c)),
       bytesOf('model.bin').then((b) => ((fetched = since(started)), b)),

@@ -7,7 +7,8 @@ export type View = 'heatmap' | 'lines' | 'steps' | 'heads';
 export type Source = 'vectors' | 'model';
 export type Mask = 'none' | 'causal';
 export type Theme = 'auto' | 'light' | 'dark';
-export type Control = 'sentence' | 'source' | 'view' | 'heads' | 'mask' | 'word' | 'temperature' | 'options' | 'share' | 'export' | 'import';
+export type Control =
+  'sentence' | 'source' | 'view' | 'heads' | 'mask' | 'word' | 'temperature' | 'options' | 'share' | 'export' | 'import';
 
 /** What a figure shows; the same names are its attributes and the full page's URL parameters. */
 export interface FigureState {
@@ -158,7 +159,10 @@ export function loadModel(): Promise<{
 
 export class ImportError extends Error {}
 /** Validates imported attention; throws ImportError naming the first problem. */
-export function parseAttention(json: string | object, tokens?: string[]): {
+export function parseAttention(
+  json: string | object,
+  tokens?: string[],
+): {
   tokens: { text: string; lookup: 'known'; matched: string }[];
   attentions: Matrix[][];
   layers: number;

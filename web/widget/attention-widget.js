@@ -59,7 +59,8 @@ export class AttentionFigureElement extends HTMLElement {
         framed: true,
         theme: this.getAttribute('theme') ?? 'auto',
         shareBase: () => new URL(this.getAttribute('page') ?? assetURL('../index.html'), document.baseURI).href,
-        onUserChange: (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true })),
+        onUserChange: (state) =>
+          this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true })),
       });
     }
     if (!this.#started) {
@@ -111,11 +112,21 @@ export class AttentionFigureElement extends HTMLElement {
     this.#figure.clearImport();
   }
 
-  exportSVG() { return this.#figure.exportSVG(); }
-  exportPNG(scale) { return this.#figure.exportPNG(scale); }
-  exportJSON() { return this.#figure.exportJSON(); }
-  shareURL(options) { return this.#figure.shareURL(options); }
-  embedSnippet() { return this.#figure.embedSnippet(); }
+  exportSVG() {
+    return this.#figure.exportSVG();
+  }
+  exportPNG(scale) {
+    return this.#figure.exportPNG(scale);
+  }
+  exportJSON() {
+    return this.#figure.exportJSON();
+  }
+  shareURL(options) {
+    return this.#figure.shareURL(options);
+  }
+  embedSnippet() {
+    return this.#figure.embedSnippet();
+  }
 }
 
 if (!customElements.get('attention-figure')) customElements.define('attention-figure', AttentionFigureElement);

@@ -42,7 +42,9 @@ export class Figure {
     this.importMessage = '';
     const e = (this.els = {});
     this.controls = new Controls({
-      disclose: options.disclose, onChange: (changes, o) => this.change(changes, o), onClearImport: () => this.clearImport(),
+      disclose: options.disclose,
+      onChange: (changes, o) => this.change(changes, o),
+      onClearImport: () => this.clearImport(),
     });
     this.controls.showStatus = Boolean(options.showStatus);
     e.story = h('p', { id: 'story', class: 'story', 'aria-live': 'polite' });
@@ -53,19 +55,45 @@ export class Figure {
     e.readout = h('p', { id: 'readout', class: 'readout', 'aria-live': 'polite' });
     e.legend = h('div', { id: 'legend', class: 'legend-wrap' });
     e.optionNote = h('p', { id: 'option-note', class: 'option-note' });
-    e.predictions = h('div', { id: 'predictions', class: 'predictions', hidden: true }, h('p', { class: 'predictions-title' }), h('ol', { class: 'prediction-list' }));
+    e.predictions = h(
+      'div',
+      { id: 'predictions', class: 'predictions', hidden: true },
+      h('p', { class: 'predictions-title' }),
+      h('ol', { class: 'prediction-list' }),
+    );
     e.notes = h('ul', { id: 'notes', class: 'notes' });
-    e.plot = h('div', { id: 'plot', class: 'plot', hidden: true }, e.story, e.viewBox, e.readout, e.legend, e.optionNote, e.predictions, e.notes);
+    e.plot = h(
+      'div',
+      { id: 'plot', class: 'plot', hidden: true },
+      e.story,
+      e.viewBox,
+      e.readout,
+      e.legend,
+      e.optionNote,
+      e.predictions,
+      e.notes,
+    );
     this.toolbar = new Toolbar({
       share: () => ({ url: this.shareURL(), snippet: this.embedSnippet(), note: this.#shareNote() }),
       svg: () => download(e.figure, new Blob([this.exportSVG()], { type: 'image/svg+xml' }), `${this.#fileStem()}.svg`),
       png: async () => download(e.figure, await this.exportPNG(), `${this.#fileStem()}.png`),
-      json: () => download(e.figure, new Blob([JSON.stringify(this.exportJSON())], { type: 'application/json' }), `${this.#fileStem()}.json`),
+      json: () =>
+        download(e.figure, new Blob([JSON.stringify(this.exportJSON())], { type: 'application/json' }), `${this.#fileStem()}.json`),
       importText: (text) => this.importAttention(text),
       problem: (text) => this.#message(text, 'error'),
     });
     const t = this.toolbar.els;
-    e.figure = h('div', { class: 'af', part: 'figure' }, this.controls.el, e.message, e.loading, e.plot, t.root, t.sharePanel, t.importPanel);
+    e.figure = h(
+      'div',
+      { class: 'af', part: 'figure' },
+      this.controls.el,
+      e.message,
+      e.loading,
+      e.plot,
+      t.root,
+      t.sharePanel,
+      t.importPanel,
+    );
     if (options.framed) e.figure.classList.add('framed');
     root.append(e.figure);
     this.setControls(options.controls);
@@ -119,16 +147,26 @@ export class Figure {
     if (s.imported) return '';
     if (state.source === 'model') {
       const lm = s.lm?.model;
-      return lm ? `Trained model: ${count(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
-        : s.modelError ? 'Trained model not loaded.' : 'Loading the trained model…';
+      return lm
+        ? `Trained model: ${count(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
+        : s.modelError
+          ? 'Trained model not loaded.'
+          : 'Loading the trained model…';
     }
-    return s.vectors ? `Vocabulary: ${count(s.vectors.size)} words, ${s.vectors.dim} dimensions each.`
-      : s.vectorsError ? 'Not loaded.' : s.core ? 'Loading the word vectors…' : 'Loading the attention core…';
+    return s.vectors
+      ? `Vocabulary: ${count(s.vectors.size)} words, ${s.vectors.dim} dimensions each.`
+      : s.vectorsError
+        ? 'Not loaded.'
+        : s.core
+          ? 'Loading the word vectors…'
+          : 'Loading the attention core…';
   }
 
   /** Draws (state, result): the store calls this after every change. */
   render(state, result) {
-    const e = this.els, store = this.store, imported = store.sources.imported;
+    const e = this.els,
+      store = this.store,
+      imported = store.sources.imported;
     this.controls.update(state, store.shown, { allowed: this.allowed, imported, status: this.#status(state, result) });
     this.toolbar.update(this.allowed, { importMessage: this.importMessage });
     const shown = store.shown;
@@ -146,7 +184,11 @@ export class Figure {
     }
     e.loading.hidden = true;
     if (result.kind === 'cells') this.#message(result.message, 'error');
-    else if (shown.total) this.#message(`That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained model reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`, 'note');
+    else if (shown.total)
+      this.#message(
+        `That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained model reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`,
+        'note',
+      );
     else this.#message('');
     e.plot.hidden = false;
     this.viewWidth ||= e.viewBox.clientWidth; // before the first observer report
@@ -160,13 +202,19 @@ export class Figure {
       return;
     }
     const view = (this.views[state.view] ??= new View({
-      select: (row, col) => this.#select(row, col), cell: (info) => this.#readoutCell(info), text: (t) => this.#readout(t, state),
+      select: (row, col) => this.#select(row, col),
+      cell: (info) => this.#readoutCell(info),
+      text: (t) => this.#readout(t, state),
     }));
     const word = wordOf(state, shown);
     this.#readout(null, state);
     // The view's nodes go in first: a canvas reads its theme colours and fonts from the page it is in.
     const show = (nodes) => {
-      if (e.viewBox.dataset.view !== state.view || nodes.some((n, k) => e.viewBox.children[k] !== n) || e.viewBox.children.length !== nodes.length) {
+      if (
+        e.viewBox.dataset.view !== state.view ||
+        nodes.some((n, k) => e.viewBox.children[k] !== n) ||
+        e.viewBox.children.length !== nodes.length
+      ) {
         e.viewBox.replaceChildren(...nodes);
         e.viewBox.dataset.view = state.view;
       }
@@ -193,7 +241,8 @@ export class Figure {
   #problem(result, state) {
     if (!result) return 'Loading…';
     if (result.kind === 'loading' && state.source === 'model') return 'Loading the trained model (0.8 MB, once)…';
-    if (result.loadFailed) return `${result.message} ${state.source === 'model' ? 'Choose “word vectors”, or choose “trained model” again to retry.' : 'Reload the page to try again.'}`;
+    if (result.loadFailed)
+      return `${result.message} ${state.source === 'model' ? 'Choose “word vectors”, or choose “trained model” again to retry.' : 'Reload the page to try again.'}`;
     return result.message;
   }
 
@@ -210,8 +259,10 @@ export class Figure {
   #readoutCell(cell) {
     const r = this.els.readout;
     if (!cell) return this.#readout(null);
-    r.replaceChildren(h('strong', {}, `${cell.title ? `${cell.title}: ` : ''}${cell.query.text} → ${cell.key.text}: ${format4(cell.weight)}`),
-      h('span', { class: 'muted' }, ` (query word ${cell.row + 1}, key word ${cell.col + 1}${cell.itself ? ', itself' : ''})`));
+    r.replaceChildren(
+      h('strong', {}, `${cell.title ? `${cell.title}: ` : ''}${cell.query.text} → ${cell.key.text}: ${format4(cell.weight)}`),
+      h('span', { class: 'muted' }, ` (query word ${cell.row + 1}, key word ${cell.col + 1}${cell.itself ? ', itself' : ''})`),
+    );
   }
 
   // ---- imported attention ------------------------------------------------------------------------
@@ -269,30 +320,44 @@ export class Figure {
    * next-word guesses. A parent that listens (README.md) fits the frame exactly.
    */
   embedSnippet() {
-    const { view, source } = this.store.state, [base, row = 0] = EMBED_HEIGHTS[view];
+    const { view, source } = this.store.state,
+      [base, row = 0] = EMBED_HEIGHTS[view];
     const height = base + row * Math.max(0, Math.min(this.store.shown?.T ?? 0, 50) - 7) + (source === 'model' ? 380 : 0);
     const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
     return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
   }
 
   #shareNote() {
-    if (this.store.sources.imported) return 'Imported weights are not part of the link: it shows the word-vector figure with these settings.';
-    return this.store.state.weights === 'edited' ? 'Weights edited by hand are not part of the link: it opens with random weights of the same seed.' : '';
+    if (this.store.sources.imported)
+      return 'Imported weights are not part of the link: it shows the word-vector figure with these settings.';
+    return this.store.state.weights === 'edited'
+      ? 'Weights edited by hand are not part of the link: it opens with random weights of the same seed.'
+      : '';
   }
 
   #fileStem() {
-    const words = this.store.shown ? this.store.shown.tokens.slice(0, 4).map((t) => t.text.replace(/[^\p{L}\p{N}]+/gu, '')).filter(Boolean) : [];
+    const words = this.store.shown
+      ? this.store.shown.tokens
+          .slice(0, 4)
+          .map((t) => t.text.replace(/[^\p{L}\p{N}]+/gu, ''))
+          .filter(Boolean)
+      : [];
     return ['attention', this.store.state.view, ...words].join('-').slice(0, 60);
   }
 
   /** What the exporter needs: the view's and the legend's SVGs as drawn, the words around them, the theme. */
   #exportable() {
-    const e = this.els, shown = this.store.shown;
-    const svgs = [...e.viewBox.querySelectorAll('svg'), ...e.legend.querySelectorAll('svg')].filter((s) => s.getBoundingClientRect().width > 0);
+    const e = this.els,
+      shown = this.store.shown;
+    const svgs = [...e.viewBox.querySelectorAll('svg'), ...e.legend.querySelectorAll('svg')].filter(
+      (s) => s.getBoundingClientRect().width > 0,
+    );
     if (!shown || !svgs.length) throw new Error('there is no figure to export');
     return {
-      svgs, words: captionOf(this.store.state, shown, { imported: this.store.sources.imported, story: this.#compareStory() }),
-      colours: themeColours(e.figure), font: getComputedStyle(e.figure).fontFamily,
+      svgs,
+      words: captionOf(this.store.state, shown, { imported: this.store.sources.imported, story: this.#compareStory() }),
+      colours: themeColours(e.figure),
+      font: getComputedStyle(e.figure).fontFamily,
     };
   }
 
@@ -310,7 +375,10 @@ export class Figure {
   exportJSON() {
     const { store } = this;
     if (!store.shown) throw new Error('there is no figure to export');
-    const { title, sentence, caption } = captionOf(store.state, store.shown, { imported: store.sources.imported, story: this.#compareStory() });
+    const { title, sentence, caption } = captionOf(store.state, store.shown, {
+      imported: store.sources.imported,
+      story: this.#compareStory(),
+    });
     return { ...toJSON(store.shown, store.state, store.compare), title, sentence, caption: caption.join(' ') };
   }
 
