@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 bash scripts/setup.sh
 
-echo "== C++ format (clang-format-14 with .clang-format; bash scripts/format.sh fixes it)"
+echo "== format: C++ (clang-format-14) and JavaScript, types, CSS (prettier); bash scripts/format.sh fixes it"
 bash scripts/format.sh --check
 
 echo "== native tests (Release)"
