@@ -9,6 +9,9 @@ bash scripts/setup.sh
 echo "== format: C++ (clang-format-14) and JavaScript, types, CSS (prettier); bash scripts/format.sh fixes it"
 bash scripts/format.sh --check
 
+echo "== types: tsc holds wasm/attention.js and the widget to their hand-written .d.ts (tsconfig.check.json)"
+node_modules/.bin/tsc -p tsconfig.check.json
+
 echo "== native tests (Release)"
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$jobs"

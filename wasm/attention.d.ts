@@ -242,6 +242,8 @@ export interface AttentionCore {
    * Only in the module from loadAttentionWithModel(); loadAttention()'s module throws.
    */
   loadModel(bytes: Uint8Array | ArrayBuffer): LanguageModel;
+  /** The wasm memory, for leak tests: heap size, bytes in use by malloc, live Embind handles and objects (null where the build has no count). */
+  memory(): { heapBytes: number; mallocBytes: number; emvalHandles: number | null; liveObjects: number | null };
 }
 
 export interface LoadOptions {

@@ -1,6 +1,7 @@
 // The friendly JS API over the WebAssembly attention core (types in attention.d.ts).
 // It only converts: plain arrays or Float32Arrays in, {rows, cols, data} matrices out, and the core's
 // errors rethrown as AttentionError. Every number comes from the C++ core.
+// @ts-check
 import createAttentionModule from './attention_wasm.js';
 
 /** Raised for every shape or value problem; the message is the C++ core's. */
@@ -92,6 +93,7 @@ function keepMask(keep) {
 
 // Options are checked for type here because a wrongly typed value would otherwise throw inside
 // Embind's conversion, in the middle of a wasm call.
+/** @param {any} [options] anything a caller passes; checked here */
 function asOptions(options = {}) {
   if (options === null || typeof options !== 'object') throw new AttentionError('options must be an object');
   const out = {};
@@ -139,6 +141,7 @@ function checked(result) {
 }
 
 /** Instantiates the wasm module. Under node pass {wasmBinary}; in a browser the .wasm beside the glue is fetched. */
+/** @param {import('./attention.js').LoadOptions} [options] @returns {Promise<import('./attention.js').AttentionCore>} */
 export async function loadAttention(options = {}) {
   return wrap(await createAttentionModule(options));
 }
@@ -147,6 +150,7 @@ export async function loadAttention(options = {}) {
  * The same API from the larger module that also holds the tiny WordNet language model (loadModel):
  * attention_model_wasm.js + .wasm beside this file. Under node pass {wasmBinary} (attention_model_wasm.wasm).
  */
+/** @param {import('./attention.js').LoadOptions} [options] @returns {Promise<import('./attention.js').AttentionCore>} */
 export async function loadAttentionWithModel(options = {}) {
   // A computed specifier, so bundlers leave the model's glue out of the page's and widget's bundles.
   const glue = new URL('./attention_model_wasm.js', import.meta.url).href;
@@ -154,6 +158,11 @@ export async function loadAttentionWithModel(options = {}) {
   return wrap(await createAttentionModelModule(options));
 }
 
+/**
+ * The friendly API over the raw Embind module: attention.d.ts is its contract, and tsc (tsconfig.check.json,
+ * run by scripts/test.sh) holds this object to it.
+ * @returns {import('./attention.js').AttentionCore}
+ */
 function wrap(raw) {
   class WordVectors {
     #handle;
@@ -205,6 +214,7 @@ function wrap(raw) {
       this.#handle = handle;
       Object.assign(this, handle.info());
     }
+    /** @param {string} sentence @param {{ top?: number, keep?: readonly string[] }} [options] */
     run(sentence, { top = 5, keep } = {}) {
       if (!this.#handle) throw new AttentionError('this model was deleted');
       if (typeof sentence !== 'string') throw new AttentionError('run needs a string');
@@ -307,7 +317,8 @@ function wrap(raw) {
         handle.delete();
         throw new AttentionError(error.message);
       }
-      return new LanguageModel(handle);
+      // Its hyper-parameters and captions come from the binding's info(), which tsc cannot see.
+      return /** @type {import('./attention.js').LanguageModel} */ (/** @type {unknown} */ (new LanguageModel(handle)));
     },
   };
 }

@@ -13,6 +13,7 @@
 //            sentence source view heads mask word temperature options share export import),
 //   theme (auto | light | dark), src (URL of attention JSON from a real model),
 //   page (URL of the full page that share links point to; default ../index.html beside this folder).
+// @ts-check
 import { assetURL } from '../lib/loader.js';
 import { Figure } from '../lib/figure/figure.js';
 import { LEGACY, STATE_KEYS, parseControls, parseValue } from '../lib/state.js';
@@ -34,6 +35,7 @@ function hostStyles() {
   return hostSheet;
 }
 
+/** @implements {Omit<import('./attention-widget.js').AttentionFigureElement, keyof HTMLElement>} */
 export class AttentionFigureElement extends HTMLElement {
   static observedAttributes = [...STATE_KEYS, ...Object.keys(LEGACY), 'controls', 'theme', 'src', 'page'];
   #figure = null;
