@@ -30,6 +30,7 @@
   }
   // The word vectors serve the figure and, below it, the walkthrough (even when the figure shows the model).
   compile('attention_wasm.wasm');
+  read('vectors-first.bin'); // the frequent words: the first figure draws from these
   read('vectors.bin');
   if (new URLSearchParams(location.search).get('source') === 'model') {
     compile('attention_model_wasm.wasm');

@@ -95,6 +95,7 @@ function keyOf(state, sources) {
   if (sources.imported) return `imported:${sources.imported.id}:${s.layer}:${s.head}`;
   if (s.source === 'model') return `model:${s.sentence}:${s.layer}:${s.head}`;
   return [
+    sources.vectorsPartial ? 'first chunk' : 'whole table',
     s.input,
     s.input === 'sentence' ? s.sentence : '',
     s.score,
@@ -205,6 +206,10 @@ function vectorResult(state, sources, key) {
     const { embedding, total: all } = embedPrefix(core, vectors, state.sentence, MAX_TOKENS);
     ({ X, tokens } = embedding);
     total = all;
+    // The first chunk of the table holds the frequent words: a word it does not have (found or stemmed
+    // in the whole table, or not there at all) waits for the whole table rather than show other numbers.
+    if (sources.vectorsPartial && !tokens.every((t) => t.lookup === 'known'))
+      return { ok: false, kind: 'loading', message: 'Loading the word vectors…' };
   }
   const d = X.cols;
   const projection = projectionOf(state, sources, d);

@@ -7,6 +7,7 @@ export { AttentionError } from '#attention-core';
 
 let corePromise = null;
 let vectorsPromise = null;
+let firstVectorsPromise = null;
 let largerPromise = null;
 let modelPromise = null;
 
@@ -81,6 +82,18 @@ export function loadVectors() {
       throw err;
     });
   return vectorsPromise;
+}
+
+/**
+ * The word vectors' first chunk (vectors-first.bin, ~110 KiB gzip: the most frequent 2,000 words and
+ * the example sentences' words, built by scripts/build-site.mjs), for a first figure before the whole
+ * table has arrived. Resolves to null if the file is not there (the whole table will do).
+ */
+export function loadFirstVectors() {
+  firstVectorsPromise ??= Promise.all([loadCore(), bytesOf('vectors-first.bin')])
+    .then(([core, bytes]) => core.loadVectors(bytes))
+    .catch(() => null);
+  return firstVectorsPromise;
 }
 
 /**

@@ -3,7 +3,7 @@
 // is loaded, and the one Result computed from all of it (compute.js). Every change goes through set();
 // it recomputes once and tells every subscriber, which redraws from (state, result). Nothing else
 // holds a copy of the sentence or computes anything.
-import { loadCore, loadModel, loadVectors } from './loader.js';
+import { loadCore, loadFirstVectors, loadModel, loadVectors } from './loader.js';
 import { compute } from './compute.js';
 import { loadCompare } from './compare-loader.js';
 import { DEFAULTS, apply } from './state.js';
@@ -121,10 +121,21 @@ export class Store {
     const s = this.sources,
       needModel = this.state.source === 'model' && !s.imported;
     const needVectors = (!needModel && !s.imported) || this.options.preloadVectors;
-    if (needVectors && !s.vectors && !this.vectorsLoading && !s.vectorsError) {
+    if (needVectors && (!s.vectors || s.vectorsPartial) && !this.vectorsLoading && !s.vectorsError) {
+      // The first chunk of the table draws a first figure (when every word is in it) while the whole
+      // table streams; the whole table then takes its place.
+      loadFirstVectors().then(async (first) => {
+        if (!first || s.vectors) return;
+        s.core ??= await loadCore();
+        if (s.vectors) return;
+        s.vectors = first;
+        s.vectorsPartial = true;
+        this.update();
+      });
       this.vectorsLoading = (async () => {
         s.core = await loadCore();
         s.vectors = await loadVectors();
+        s.vectorsPartial = false;
       })().then(
         () => {
           this.vectorsLoading = null;

@@ -72,7 +72,7 @@ export function compareOf({ compute, wordOf }, state, sources, r1, previous = nu
         changed: r1.T === second.T ? r1.tokens.map((t, k) => (t.text !== second.tokens[k].text ? k : -1)).filter((k) => k >= 0) : [],
       };
   // The nearest words, where the output is a word vector (Q = K = V = X).
-  if (!out.before && out.meaningful) {
+  if (!out.before && out.meaningful && !sources.vectorsPartial) {
     const n = sources.vectors,
       inSecond = (f) => (j >= 0 ? f() : null);
     out.before = [nearestTo(n, r1.X, i, r1.tokens[i]), inSecond(() => nearestTo(n, second.X, j, second.tokens[j]))];
