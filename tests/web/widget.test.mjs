@@ -211,7 +211,7 @@ test('the preload links the READMEs suggest are used by the widget: one fetch of
         const body = (await response.text()).replace(
           '</head>',
           '<link rel="preload" href="../widget/attention_wasm.wasm" as="fetch" type="application/wasm" crossorigin>\n' +
-            '<link rel="preload" href="../widget/vectors.bin" as="fetch" crossorigin>\n</head>',
+            '<link rel="preload" href="../widget/vectors-first.bin" as="fetch" crossorigin>\n</head>',
         );
         await route.fulfill({ response, body });
       });
@@ -225,6 +225,7 @@ test('the preload links the READMEs suggest are used by the widget: one fetch of
     // warns about an unused preload a few seconds after the load.
     await page.waitForTimeout(3_500);
     assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, requests.join(' '));
+    assert.equal(requests.filter((p) => p.endsWith('/vectors-first.bin')).length, 1, requests.join(' '));
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, requests.join(' '));
     assert.deepEqual(problems, []);
   } finally {
