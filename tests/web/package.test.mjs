@@ -120,7 +120,9 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
   // Bundled, the widget's code runs from article.js, so "its own files, relative to its script" are
   // beside article.js: copy them there, found through the package's exports as an author's build would.
   const require = createRequire(join(project, 'package.json'));
-  for (const file of ['attention_wasm.wasm', 'vectors.bin', 'attention_model_wasm.js', 'attention_model_wasm.wasm', 'model.bin']) {
+  // The list the widget's README gives.
+  const files = ['attention_wasm.wasm', 'vectors-first.bin', 'vectors.bin', 'attention-compare.js'];
+  for (const file of [...files, 'attention_model_wasm.js', 'attention_model_wasm.wasm', 'model.bin']) {
     await copyFile(require.resolve(`attention-figure/${file}`), join(pub, file));
   }
 
@@ -171,6 +173,7 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
       'attention_wasm.wasm',
       'favicon.svg',
       'model.bin',
+      'vectors-first.bin',
       'vectors.bin',
     ]);
   } finally {

@@ -332,7 +332,8 @@ test('a vectors file that fails to load gives a readable message', async () => {
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   try {
-    await page.route('**/vectors.bin', (route) => route.fulfill({ status: 404, body: 'Not found' }));
+    // Neither the first chunk nor the whole table: nothing to draw, and the page says why.
+    await page.route('**/vectors*.bin', (route) => route.fulfill({ status: 404, body: 'Not found' }));
     await page.goto(url);
     const message = page.locator('#message');
     await message.waitFor({ state: 'visible', timeout: 20_000 });
@@ -340,6 +341,30 @@ test('a vectors file that fails to load gives a readable message', async () => {
     assert.equal(await page.locator('#heatmap canvas').count(), 0);
     // The page itself stays usable: typing does not throw.
     await page.fill('#sentence', 'the train');
+    assert.deepEqual(pageErrors, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('when only the whole table fails, the first chunk still draws its words and the page says what is missing', async () => {
+  const page = await browser.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  try {
+    await page.route('**/vectors.bin', (route) => route.fulfill({ status: 404, body: 'Not found' }));
+    await page.goto(url);
+    await drawn(page);
+    const message = page.locator('#message');
+    await message.waitFor({ state: 'visible', timeout: 20_000 });
+    assert.match(await message.textContent(), /Could not load the whole word-vector table \(.*vectors\.bin: HTTP 404.*first chunk/);
+    // The default sentence's numbers are the whole table's: the chunk holds the very same bytes.
+    assertMatchesWasm(await grid(page), DEFAULT.join(' '));
+    // A rare word is not in the chunk: a readable error, nothing stale drawn.
+    await page.fill('#sentence', 'the photosynthesis left the station');
+    await page.waitForFunction(() => document.querySelector('#message')?.textContent.includes('photosynthesis'));
+    assert.match(await message.textContent(), /“photosynthesis” is not in the word vectors' first chunk .*could not load/);
+    assert.equal(await page.locator('#heatmap canvas').count(), 0);
     assert.deepEqual(pageErrors, []);
   } finally {
     await page.close();

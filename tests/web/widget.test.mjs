@@ -184,8 +184,11 @@ test("examples page, strict CSP: three widgets draw the core's numbers from one 
 
     assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, 'one wasm fetch for three widgets');
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, 'one vectors fetch for three widgets');
+    assert.equal(requests.filter((p) => p.endsWith('/vectors-first.bin')).length, 1, "one fetch of the vectors' first chunk");
     assert.ok(
-      requests.every((p) => !p.startsWith('/widget/') || /^\/widget\/(attention-widget\.js|attention_wasm\.wasm|vectors\.bin)$/.test(p)),
+      requests.every(
+        (p) => !p.startsWith('/widget/') || /^\/widget\/(attention-widget\.js|attention_wasm\.wasm|vectors(-first)?\.bin)$/.test(p),
+      ),
       requests.join(' '),
     );
     // The word vectors are fetched after the first paint.

@@ -208,8 +208,17 @@ function vectorResult(state, sources, key) {
     total = all;
     // The first chunk of the table holds the frequent words: a word it does not have (found or stemmed
     // in the whole table, or not there at all) waits for the whole table rather than show other numbers.
-    if (sources.vectorsPartial && !tokens.every((t) => t.lookup === 'known'))
-      return { ok: false, kind: 'loading', message: 'Loading the word vectors…' };
+    const missing = tokens.find((t) => t.lookup !== 'known');
+    if (sources.vectorsPartial && missing) {
+      if (!sources.vectorsError) return { ok: false, kind: 'loading', message: 'Loading the word vectors…' };
+      // The whole table failed: the words the first chunk has still draw, this one cannot.
+      return {
+        ok: false,
+        kind: 'error',
+        loadFailed: true,
+        message: `“${missing.text}” is not in the word vectors' first chunk (the most frequent words), and the whole table could not load (${sources.vectorsError.message}).`,
+      };
+    }
   }
   const d = X.cols;
   const projection = projectionOf(state, sources, d);

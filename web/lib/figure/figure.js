@@ -189,6 +189,11 @@ export class Figure {
         `That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained model reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`,
         'note',
       );
+    else if (store.sources.vectorsError && store.sources.vectorsPartial && state.source !== 'model')
+      this.#message(
+        `Could not load the whole word-vector table (${store.sources.vectorsError.message}). The figure draws from the word vectors' first chunk (the most frequent words); reload the page to get the rest.`,
+        'note',
+      );
     else this.#message('');
     e.plot.hidden = false;
     this.viewWidth ||= e.viewBox.clientWidth; // before the first observer report
