@@ -32,9 +32,10 @@
   compile('attention_wasm.wasm');
   read('vectors-first.bin'); // the frequent words: the first figure draws from these
   read('vectors.bin');
-  if (new URLSearchParams(location.search).get('source') === 'model') {
+  var source = new URLSearchParams(location.search).get('source');
+  if (source === 'model' || source === 'decoder' || source === 'encoder') {
     compile('attention_model_wasm.wasm');
-    read('model.bin');
+    read(source === 'encoder' ? 'encoder.bin' : 'model.bin');
     // The model module's glue, which app.js imports on demand: fetched and parsed now.
     var glue = document.createElement('link');
     glue.rel = 'modulepreload';

@@ -28,7 +28,7 @@ import { labelOf } from './format.js';
 import { HEAD_SHARPNESS, identityWeights, multiHeadWeights, mulberry32, xavierUniform } from './rng.js';
 
 export { HEAD_SHARPNESS };
-import { ROLLOUT } from './state.js';
+import { ROLLOUT, isTrained } from './state.js';
 
 /** The figure draws up to this many tokens; longer text is cut, and the figure says so. */
 export const MAX_TOKENS = 1024;
@@ -93,7 +93,7 @@ export function embedPrefix(core, vectors, text, cap) {
 function keyOf(state, sources) {
   const s = state;
   if (sources.imported) return `imported:${sources.imported.id}:${s.layer}:${s.head}`;
-  if (s.source === 'model') return `model:${s.sentence}:${s.layer}:${s.head}`;
+  if (isTrained(s.source)) return `${s.source}:${s.sentence}:${s.layer}:${s.head}:${s.blank}`;
   return [
     sources.vectorsPartial ? 'first chunk' : 'whole table',
     s.input,
@@ -112,18 +112,20 @@ function keyOf(state, sources) {
 
 /**
  * Computes (or reuses `previous`, when the same inputs) everything the views draw.
- * sources: { core, vectors, lm: { core, model } | null, imported: parsed attention | null,
- *            edits: { Wq, Wk, Wv, bq, bk, bv } as rows of strings, editsVersion, vectorsError, modelError }
+ * sources: { core, vectors, trained: { decoder, encoder: { core, model } | null }, imported: parsed attention
+ *            | null, edits: { Wq, Wk, Wv, bq, bk, bv } as rows of strings, editsVersion, vectorsError,
+ *            trainedError: { decoder, encoder } }
  */
 export function compute(state, sources, previous = null) {
   const key = keyOf(state, sources);
   if (previous?.ok && previous.key === key) return previous;
   try {
     if (sources.imported) return importedResult(state, sources.imported, key);
-    if (state.source === 'model') {
-      if (!sources.lm) return notYet(sources.modelError, 'the trained model');
+    if (isTrained(state.source)) {
+      const trained = sources.trained[state.source];
+      if (!trained) return notYet(sources.trainedError[state.source], `the trained ${state.source}`);
       if (!state.sentence.trim()) return empty();
-      return modelResult(state, sources.lm, key);
+      return modelResult(state, trained, key);
     }
     if (!sources.vectors) return notYet(sources.vectorsError, 'the attention core or the word vectors');
     if (state.input === 'sentence' && !state.sentence.trim()) return empty();
@@ -131,7 +133,7 @@ export function compute(state, sources, previous = null) {
   } catch (err) {
     if (err instanceof CellError) return { ok: false, kind: 'cells', cells: err.cells, message: cellMessage(err.cells) };
     if (!(err instanceof AttentionError)) throw err;
-    return { ok: false, kind: 'error', message: tokenMessage(sources, state.sentence, err) };
+    return { ok: false, kind: 'error', message: tokenMessage(sources, state, err) };
   }
 }
 
@@ -145,8 +147,8 @@ const notYet = (error, what) =>
     ? { ok: false, kind: 'error', message: `Could not load ${what} (${error.message}).`, loadFailed: true }
     : { ok: false, kind: 'loading', message: `Loading ${what}…` };
 
-function tokenMessage(sources, text, err) {
-  const core = sources.lm?.core ?? sources.core;
+function tokenMessage(sources, { sentence: text, source }, err) {
+  const core = sources.trained?.[source]?.core ?? sources.core;
   try {
     if (core && core.tokenize(text).length === 0) return 'Type a sentence: there are no words to compare yet.';
   } catch {
@@ -320,19 +322,27 @@ function headsOf(core, X, options, d) {
 }
 
 // ---- the trained model -------------------------------------------------------------------------------
+/** The sentence, or its first `context` tokens when the model cannot read it all (they tokenise back to themselves). */
+function fitted(sentence, core, model) {
+  const tokens = core.tokenize(sentence);
+  return tokens.length <= model.context ? sentence : tokens.slice(0, model.context).join(' ');
+}
+
 function modelResult(state, { core, model }, key) {
+  const encoder = model.kind === 'encoder';
   let run,
-    total = null;
-  try {
-    run = model.run(state.sentence);
-  } catch (err) {
-    if (!(err instanceof AttentionError)) throw err;
-    const tokens = core.tokenize(state.sentence);
-    if (tokens.length <= model.context) throw err;
-    // The first `context` tokens, joined by spaces, tokenise back to themselves (see embedPrefix).
-    run = model.run(tokens.slice(0, model.context).join(' '));
-    total = tokens.length;
-  }
+    total = null,
+    blank = null;
+  const text = fitted(state.sentence, core, model);
+  if (text !== state.sentence) total = core.tokenize(state.sentence).length;
+  if (encoder && state.blank !== null) {
+    // Fill the blank: the word at state.blank becomes [MASK]; that run's attention is what is drawn.
+    const T = core.tokenize(text).length;
+    const position = Math.min(state.blank, T - 1);
+    const filled = model.fill(text, position, { top: 5 });
+    run = filled.run;
+    blank = { position, word: filled.tokens[position].text, guesses: filled.guesses };
+  } else run = model.run(text);
   const L = run.layers.length,
     H = run.layers[0].heads.length;
   const rollout = state.layer === ROLLOUT;
@@ -360,8 +370,8 @@ function modelResult(state, { core, model }, key) {
     divisor: `√${steps.Q.cols}`,
     scaleDivisor: Math.sqrt(steps.Q.cols),
     temperature: 1,
-    causal: true,
-    model: { run, layer, head, rollout, layers: L, heads: H, context: model.context, info: model, learnt: weightsOf },
+    causal: !encoder,
+    model: { run, kind: model.kind, blank, layer, head, rollout, layers: L, heads: H, context: model.context, info: model, learnt: weightsOf },
   };
   result.terms = termsOf(core, result);
   result.heads = () => {

@@ -306,12 +306,14 @@ export function toJSON(result, state, compare = null) {
       tokens,
       attentions: run.layers.map((layer) => layer.heads.map((head) => rows(head.weights))),
       rollout: rows(run.rollout),
-      predictions: run.predictions.map(({ word, probability }) => ({ word, probability })),
+      predictions: (result.model.blank?.guesses ?? run.predictions).map(({ word, probability }) => ({ word, probability })),
+      ...(result.model.blank ? { blank: { position: result.model.blank.position, word: result.model.blank.word } } : {}),
       captions: run.captions,
       source:
-        `trained causal transformer language model (data/model.bin): ${result.model.layers} layers × ${result.model.heads} heads, ` +
+        `${result.model.kind === 'encoder' ? 'trained bidirectional transformer encoder, masked-word objective (data/encoder.bin)' : 'trained causal transformer language model (data/model.bin)'}: ` +
+        `${result.model.layers} layers × ${result.model.heads} heads, ` +
         `d_k = ${result.projection.dk}, context ${result.cap}; rollout after Abnar & Zuidema (2020), residual counted as 0.5·I`,
-      settings: { sentence: state.sentence, source: 'model', layer: state.layer, head: state.head },
+      settings: { sentence: state.sentence, source: state.source, layer: state.layer, head: state.head, blank: state.blank },
     };
   }
   const settings = {

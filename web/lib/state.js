@@ -3,8 +3,11 @@
 //
 //   sentence     the text; input: 'sentence' (word vectors of it) or 'seed003' (seed 003's 3×4 example)
 //   sentence2    the compare view's second sentence (the same word, in another context)
-//   source       'vectors' (attention computed from word vectors) or 'model' (the trained model)
-//   view         heatmap | lines | steps | heads | compare;  word: the selected query word, 0-based, or null
+//   source       'vectors' (attention computed from word vectors), 'encoder' (the trained encoder: every word
+//                sees the whole sentence) or 'decoder' (the trained decoder: a word sees only the words before it);
+//                'model', the decoder's old name, still reads as 'decoder'
+//   blank        the encoder's hidden word (0-based; its run sees '[MASK]' there and guesses it), or null
+//   view         heatmap | lines | steps | heads | model (every layer × head of a trained model) | compare;  word: the selected query word, 0-based, or null
 //   score        scaled (q·k/√d) | dot (q·k) | cosine (q·k/(|q||k|));  temperature 0.1–3;  mask none | causal
 //   norm         rows | columns: which way the softmax normalises;  diagonal: apart (a word's weight on
 //                itself is drawn hatched and left out of the colour scale) | scale (in the scale like any other)
@@ -13,16 +16,22 @@
 //   weights      the single head's projections: free (Q = K = V = X) | identity | random | seed (seed
 //                003's own) | edited;  dk: their width;  bias: add b_Q, b_K, b_V
 //   full         the walkthrough shows whole matrices;  tour: the guided tour's stop, or null
-export const VIEWS = ['heatmap', 'lines', 'steps', 'heads', 'compare'];
-export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads', compare: 'Compare' };
+export const VIEWS = ['heatmap', 'lines', 'steps', 'heads', 'model', 'compare'];
+export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads', model: 'Every layer', compare: 'Compare' };
 /** The compare view's sentences when the reader has not typed one: one word ("bank"), two meanings. */
 export const COMPARE_DEFAULTS = Object.freeze({
   sentence: 'he cashed a check at the bank',
   sentence2: 'the boat drifted to the bank of the river',
   word: 6,
 });
-export const SOURCES = ['vectors', 'model'];
-export const SOURCE_NAMES = { vectors: 'word vectors', model: 'trained model' };
+export const SOURCES = ['vectors', 'encoder', 'decoder'];
+export const SOURCE_NAMES = {
+  vectors: 'word vectors',
+  encoder: 'trained encoder (sees both sides)',
+  decoder: 'trained decoder (sees only the past)',
+};
+/** A trained model's source (encoder or decoder), as opposed to the word vectors. */
+export const isTrained = (source) => source === 'encoder' || source === 'decoder';
 export const SCORES = ['scaled', 'dot', 'cosine'];
 export const SCORE_NAMES = { scaled: 'scaled dot q·k/√d', dot: 'dot q·k', cosine: 'cosine' };
 export const WEIGHT_MODES = ['free', 'identity', 'random', 'seed', 'edited'];
@@ -57,6 +66,7 @@ export const STATE_KEYS = [
   'seed',
   'layer',
   'head',
+  'blank',
   'weights',
   'dk',
   'bias',
@@ -82,6 +92,7 @@ export const DEFAULTS = Object.freeze({
   seed: 1,
   layer: 0,
   head: 0,
+  blank: null,
   weights: 'free',
   dk: 4,
   bias: false,
@@ -98,6 +109,7 @@ const flag = (v) => v === '1' || v === 'true' || v === 'yes';
 /** One state value from its string form (attribute or URL parameter); out-of-range → default. */
 export function parseValue(key, raw) {
   if (raw === null || raw === undefined) return DEFAULTS[key];
+  if (key === 'source' && raw === 'model') return 'decoder'; // its name before the encoder came
   if (CHOICES[key]) return CHOICES[key].includes(raw) ? raw : key === 'diagonal' ? 'apart' : DEFAULTS[key];
   switch (key) {
     case 'sentence':
@@ -108,6 +120,7 @@ export function parseValue(key, raw) {
       return raw !== '' && Number.isFinite(t) ? Math.min(3, Math.max(0.1, t)) : DEFAULTS.temperature;
     }
     case 'word':
+    case 'blank':
       return int(raw, 0, 1023, null);
     case 'heads':
       return int(raw, 1, 8, DEFAULTS.heads);
@@ -171,6 +184,7 @@ export function apply(state, changes) {
   const next = { ...state, ...changes };
   if (changes.sentence !== undefined && changes.sentence !== state.sentence) {
     if (changes.word === undefined) next.word = null;
+    if (changes.blank === undefined) next.blank = null;
     if (changes.input === undefined) next.input = 'sentence';
   }
   // The compare view on the untouched default sentence starts from its own pair (bank, in two senses).
@@ -187,7 +201,11 @@ export function apply(state, changes) {
 export function normalise(state) {
   const s = { ...state };
   if (s.input === 'sentence' && s.weights === 'seed') s.weights = 'free';
-  if (s.input === 'seed003' && s.source === 'model') s.input = 'sentence';
+  if (s.input === 'seed003' && isTrained(s.source)) s.input = 'sentence';
+  if (s.source !== 'encoder') s.blank = null; // only the encoder fills a blank
+  // Every layer × head is a trained model's view; without one, its single heatmap.
+  if (s.view === 'model' && !isTrained(s.source)) s.view = 'heatmap';
+  if (s.source === 'model') s.source = 'decoder';
   return s;
 }
 
@@ -196,7 +214,7 @@ export function normalise(state) {
  * a view that cannot follow a setting in force says so (views.js notes).
  */
 export function settingsFor(state, imported = false) {
-  const model = !imported && state.source === 'model';
+  const model = !imported && isTrained(state.source);
   const vectors = !imported && !model;
   const v = state.view;
   return {
@@ -207,8 +225,9 @@ export function settingsFor(state, imported = false) {
     norm: vectors && v !== 'heads',
     diagonal: v !== 'steps' && v !== 'compare',
     heads: vectors && v === 'heads',
-    layer: model || imported,
-    head: (model || imported) && v !== 'heads' && state.layer !== ROLLOUT,
+    layer: (model || imported) && v !== 'model',
+    head: (model || imported) && v !== 'heads' && v !== 'model' && state.layer !== ROLLOUT,
+    blank: !imported && state.source === 'encoder',
   };
 }
 

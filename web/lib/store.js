@@ -3,10 +3,10 @@
 // is loaded, and the one Result computed from all of it (compute.js). Every change goes through set();
 // it recomputes once and tells every subscriber, which redraws from (state, result). Nothing else
 // holds a copy of the sentence or computes anything.
-import { loadCore, loadFirstVectors, loadModel, loadVectors } from './loader.js';
+import { loadCore, loadEncoder, loadFirstVectors, loadModel, loadVectors } from './loader.js';
 import { compute } from './compute.js';
 import { loadCompare } from './compare-loader.js';
-import { DEFAULTS, apply } from './state.js';
+import { DEFAULTS, apply, isTrained } from './state.js';
 
 // A change redraws at once, unless more tokens than this are drawn: then it waits for the next frame,
 // so fast typing or a dragged slider on a long input coalesces into one redraw per frame.
@@ -20,13 +20,14 @@ export class Store {
     this.sources = {
       core: null,
       vectors: null,
-      lm: null,
+      trained: { decoder: null, encoder: null }, // { core, model, timing } once loaded
       imported: null,
       edits: null,
       editsVersion: 0,
       vectorsError: null,
-      modelError: null,
+      trainedError: { decoder: null, encoder: null },
     };
+    this.trainedLoading = { decoder: null, encoder: null };
     this.parts = []; // more computations from the same sources (derive())
     this.result = null; // the latest Result (ok or not)
     this.compare = null; // with the compare view: the second sentence and the comparison (compare.js)
@@ -46,7 +47,8 @@ export class Store {
   set(changes, { defer = false } = {}) {
     const before = this.state;
     this.state = apply(this.state, changes);
-    if (changes.source === 'model' && before.source !== 'model') this.sources.modelError = null; // picking it again retries
+    // Picking a trained model again retries a load that failed.
+    if (isTrained(this.state.source) && this.state.source !== before.source) this.sources.trainedError[this.state.source] = null;
     if (defer && (this.good?.T ?? 0) > DEFER_TOKENS) return this.#schedule();
     this.update();
   }
@@ -119,7 +121,8 @@ export class Store {
   #load() {
     if (!this.started) return;
     const s = this.sources,
-      needModel = this.state.source === 'model' && !s.imported;
+      trained = isTrained(this.state.source) && !s.imported ? this.state.source : null,
+      needModel = Boolean(trained);
     const needVectors = (!needModel && !s.imported) || this.options.preloadVectors;
     if (needVectors && (!s.vectors || s.vectorsPartial) && !this.vectorsLoading && !s.vectorsError) {
       // The first chunk of the table draws a first figure (when every word is in it) while the whole
@@ -164,17 +167,17 @@ export class Store {
         },
       );
     }
-    if (needModel && !s.lm && !this.modelLoading && !s.modelError) {
-      this.modelLoading = loadModel().then(
-        (lm) => {
-          this.modelLoading = null;
-          s.lm = lm;
-          this.modelTiming = lm.timing;
+    if (trained && !s.trained[trained] && !this.trainedLoading[trained] && !s.trainedError[trained]) {
+      this.trainedLoading[trained] = (trained === 'encoder' ? loadEncoder() : loadModel()).then(
+        (loaded) => {
+          this.trainedLoading[trained] = null;
+          s.trained[trained] = loaded;
+          this.modelTiming = loaded.timing;
           this.update();
         },
         (err) => {
-          this.modelLoading = null;
-          s.modelError = err;
+          this.trainedLoading[trained] = null;
+          s.trainedError[trained] = err;
           this.update();
         },
       );

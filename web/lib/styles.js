@@ -144,6 +144,18 @@ export const FIGURE_CSS = `
 .af .prediction-list .predicted { font-family: var(--af-mono); font-weight: 600; overflow-wrap: anywhere; }
 .af .prediction-list .probability { text-align: right; font-variant-numeric: tabular-nums; }
 .af svg.pbar rect { fill: var(--af-accent); }
+.af .prediction-list li.right .predicted { text-decoration: underline; text-decoration-thickness: 2px; }
+.af .blank-words { display: flex; flex-wrap: wrap; gap: 0.3rem; margin: 0 0 0.4rem; }
+.af .blank-words:empty { display: none; }
+.af .blank-word { font-family: var(--af-mono); padding: 0.15rem 0.5rem; }
+.af .blank-word[aria-pressed=true] { background: var(--af-accent); border-color: var(--af-accent); color: var(--af-panel); }
+/* The every-layer view: a row per layer; on a narrow screen a row scrolls sideways on its own. */
+.af .model-view { display: grid; gap: 0.6rem; }
+.af .model-row-title { margin: 0; font-size: 0.9rem; }
+.af .model-maps { display: flex; gap: 0.75rem 1rem; overflow-x: auto; align-items: flex-start; padding-bottom: 0.2rem; }
+.af .model-map { margin: 0; flex: none; display: flex; flex-direction: column; }
+.af .model-map.opened .open-map { border-color: var(--af-accent); font-weight: 600; }
+.af .open-map { align-self: flex-start; font-size: 0.8rem; padding: 0.1rem 0.5rem; margin-bottom: 0.2rem; }
 .af .notes { margin: 0.4rem 0; padding-left: 1.2rem; font-size: 0.9rem; }
 .af .notes:empty { display: none; }
 .af .token { font-weight: 600; }

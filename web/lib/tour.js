@@ -67,11 +67,11 @@ export const STOPS = [
   {
     title: 'Heads and the trained model',
     target: 'figure',
-    state: { ...BASE, source: 'model', view: 'heads', layer: 0, head: 0 },
+    state: { ...BASE, source: 'encoder', view: 'model', layer: 0, head: 0 },
     text: (s, r) =>
       r.kind === 'model'
-        ? `A trained model: ${r.model.layers} layers × ${r.model.heads} heads that learnt their W_Q, W_K, W_V by predicting the next word of WordNet’s sentences. Each head attends in its own way; under each map, what it does on held-out text. It only looks back, so everything above the diagonal is 0.`
-        : 'Loading the trained model…',
+        ? `A trained encoder: ${r.model.layers} layers × ${r.model.heads} heads that learnt their W_Q, W_K, W_V by filling in hidden words of WordNet’s sentences. Each head attends in its own way; under each map, what it does on held-out text; the last row rolls every layer up. Open a map to see it large. The decoder (More options, Source) sees only the past.`
+        : 'Loading the trained encoder…',
   },
 ];
 

@@ -2,9 +2,15 @@
 // ./attention.d.ts (import from "<package>/core").
 import type { AttentionCore, LanguageModel, Matrix, WordVectors } from './attention.js';
 
-export type View = 'heatmap' | 'lines' | 'steps' | 'heads';
-/** 'vectors': parameter-free attention over word vectors (default); 'model': the trained language model (model.bin). */
-export type Source = 'vectors' | 'model';
+/** 'model': every layer × head of a trained model (only with source 'encoder' or 'decoder'). */
+export type View = 'heatmap' | 'lines' | 'steps' | 'heads' | 'model' | 'compare';
+/**
+ * 'vectors': parameter-free attention over word vectors (default); 'encoder': the trained encoder
+ * (encoder.bin: every word sees the whole sentence; fills in a hidden word); 'decoder': the trained
+ * decoder (model.bin: a word sees only the words before it; predicts the next word). 'model', the
+ * decoder's earlier name, is read as 'decoder'.
+ */
+export type Source = 'vectors' | 'encoder' | 'decoder';
 export type Mask = 'none' | 'causal';
 export type Theme = 'auto' | 'light' | 'dark';
 export type Control =
@@ -15,10 +21,10 @@ export interface FigureState {
   /** Any text; the figure draws its first 1,024 tokens (and says so when there are more). */
   sentence: string;
   /**
-   * What computes the attention. 'model' fetches the trained model (model.bin, ~0.8 MB, and its wasm
-   * module) once per page, on first use; it reads at most 32 tokens (longer text is cut, with a note),
-   * is causal, and has no score, temperature, mask, column-softmax or heads setting (their controls
-   * are hidden while it is shown).
+   * What computes the attention. 'encoder' and 'decoder' fetch their trained model (encoder.bin or
+   * model.bin, each under 1 MB, and the models' wasm module) once per page, on first use; each reads at
+   * most its context of tokens (longer text is cut, with a note) and has no score, temperature, mask,
+   * column-softmax or heads setting (their controls are hidden while it is shown).
    */
   source: Source;
   view: View;
@@ -36,6 +42,11 @@ export interface FigureState {
    */
   layer: number | 'rollout';
   head: number;
+  /**
+   * With source 'encoder': the hidden word (0-based), or null. The encoder reads '[MASK]' there, the
+   * figure draws that run's attention and lists its top-5 guesses for the word.
+   */
+  blank: number | null;
   /** Seed of the heads view's Xavier-random projection weights. */
   seed: number;
   /**

@@ -7,7 +7,7 @@ import { count, format4 } from '../format.js';
 import { download, toJSON, toPNG, toSVG } from '../exporter.js';
 import { themeColours } from '../colour.js';
 import { ImportError, parseAttention } from '../importer.js';
-import { CONTROLS, toParams } from '../state.js';
+import { CONTROLS, isTrained, toParams } from '../state.js';
 import { wordOf } from '../compute.js';
 import { Controls } from './controls.js';
 import { captionOf, optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
@@ -16,16 +16,18 @@ import { HeatmapView } from '../views/heatmap-view.js';
 import { HeadsView } from '../views/heads-view.js';
 import { LinesView } from '../views/lines-view.js';
 import { StepsView } from '../views/steps-view.js';
+import { ModelView } from '../views/model-view.js';
 
 const HINTS = {
   heatmap: 'Hover over a cell, tap it, or Tab into the grid and use the arrow keys, to read its exact weight.',
   lines: 'Hover over a word, tap it, or Tab in and use the arrow keys, to keep only its lines.',
   steps: 'The numbers the core computed for the selected word, stage by stage.',
   heads: 'Each head attends with its own projections. Hover or tap a cell to read it.',
+  model: 'Every layer’s heads, then the rollout. Open a map to see it large, with its steps.',
 };
 /** The embed snippet's frame height per view, and per word past seven, in CSS px (see embedSnippet; README.md says the same). */
-const EMBED_HEIGHTS = { heatmap: [880], lines: [580, 26], steps: [580, 22], heads: [1020] };
-const VIEW_CLASSES = { heatmap: HeatmapView, lines: LinesView, steps: StepsView, heads: HeadsView };
+const EMBED_HEIGHTS = { heatmap: [880], lines: [580, 26], steps: [580, 22], heads: [1020], model: [1700] };
+const VIEW_CLASSES = { heatmap: HeatmapView, lines: LinesView, steps: StepsView, heads: HeadsView, model: ModelView };
 
 export class Figure {
   /**
@@ -59,6 +61,7 @@ export class Figure {
       'div',
       { id: 'predictions', class: 'predictions', hidden: true },
       h('p', { class: 'predictions-title' }),
+      h('div', { class: 'blank-words', role: 'group', 'aria-label': 'Hide a word' }),
       h('ol', { class: 'prediction-list' }),
     );
     e.notes = h('ul', { id: 'notes', class: 'notes' });
@@ -145,13 +148,14 @@ export class Figure {
   #status(state, result) {
     const s = this.store.sources;
     if (s.imported) return '';
-    if (state.source === 'model') {
-      const lm = s.lm?.model;
+    if (isTrained(state.source)) {
+      const lm = s.trained[state.source]?.model,
+        name = `Trained ${state.source}`;
       return lm
-        ? `Trained model: ${count(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
-        : s.modelError
-          ? 'Trained model not loaded.'
-          : 'Loading the trained model…';
+        ? `${name}: ${count(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
+        : s.trainedError[state.source]
+          ? `${name} not loaded.`
+          : `Loading the trained ${state.source}…`;
     }
     return s.vectors
       ? `Vocabulary: ${count(s.vectors.size)} words, ${s.vectors.dim} dimensions each.`
@@ -189,7 +193,7 @@ export class Figure {
         `That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained model reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`,
         'note',
       );
-    else if (store.sources.vectorsError && store.sources.vectorsPartial && state.source !== 'model')
+    else if (store.sources.vectorsError && store.sources.vectorsPartial && !isTrained(state.source))
       this.#message(
         `Could not load the whole word-vector table (${store.sources.vectorsError.message}). The figure draws from the word vectors' first chunk (the most frequent words); reload the page to get the rest.`,
         'note',
@@ -210,6 +214,7 @@ export class Figure {
       select: (row, col) => this.#select(row, col),
       cell: (info) => this.#readoutCell(info),
       text: (t) => this.#readout(t, state),
+      open: ({ layer, head }) => this.change({ view: 'heatmap', layer, head }),
     }));
     const word = wordOf(state, shown);
     this.#readout(null, state);
@@ -233,7 +238,7 @@ export class Figure {
     if (e.story.textContent !== story) e.story.textContent = story;
     e.optionNote.replaceChildren(...optionNotes(state, shown, { imported }).map((t) => h('span', {}, t)));
     writeWordNotes(e.notes, shown);
-    writePredictions(e.predictions, shown);
+    writePredictions(e.predictions, shown, { onBlank: (blank) => this.change({ blank }) });
     // The first figure with numbers on it: User Timing marks that bench/browser.mjs reads.
     if (!this.drawnOnce) {
       this.drawnOnce = true;
@@ -245,9 +250,9 @@ export class Figure {
 
   #problem(result, state) {
     if (!result) return 'Loading…';
-    if (result.kind === 'loading' && state.source === 'model') return 'Loading the trained model (0.8 MB, once)…';
+    if (result.kind === 'loading' && isTrained(state.source)) return `Loading the trained ${state.source} (under 1 MB, once)…`;
     if (result.loadFailed)
-      return `${result.message} ${state.source === 'model' ? 'Choose “word vectors”, or choose “trained model” again to retry.' : 'Reload the page to try again.'}`;
+      return `${result.message} ${isTrained(state.source) ? `Choose “word vectors”, or choose the trained ${state.source} again to retry.` : 'Reload the page to try again.'}`;
     return result.message;
   }
 
@@ -327,7 +332,7 @@ export class Figure {
   embedSnippet() {
     const { view, source } = this.store.state,
       [base, row = 0] = EMBED_HEIGHTS[view];
-    const height = base + row * Math.max(0, Math.min(this.store.shown?.T ?? 0, 50) - 7) + (source === 'model' ? 380 : 0);
+    const height = base + row * Math.max(0, Math.min(this.store.shown?.T ?? 0, 50) - 7) + (isTrained(source) ? 380 : 0);
     const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
     return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
   }

@@ -77,8 +77,8 @@ export class FormulaLine {
     if (r.kind === 'model') {
       parts.push(mo(',\u2003'), mi('Q'), mo('='), fn('LN₁', mi('x')), sub('W', 'Q'), mo('+'), sub('b', 'Q'));
       return [
-        formula('weights equals softmax of Q K transpose over root d k plus the causal mask', ...parts),
-        `Layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: learnt W_Q, W_K, W_V; M hides later words (−∞).`,
+        formula(`weights equals softmax of Q K transpose over root d k${r.causal ? ' plus the causal mask' : ''}`, ...parts),
+        `Layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained ${r.model.kind}: learnt W_Q, W_K, W_V${r.causal ? '; M hides later words (−∞).' : '; no mask: every word sees the whole sentence.'}`,
       ];
     }
     if (r.projection.mode !== 'free')

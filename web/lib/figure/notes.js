@@ -71,13 +71,20 @@ export function optionNotes(state, result, { imported }) {
     return lines;
   }
   if (result.kind === 'model') {
+    const encoder = result.model.kind === 'encoder';
     lines.push(
-      state.layer === ROLLOUT && view !== 'heads'
-        ? 'Causal model: each word draws only on itself and the words before it, through every layer, so the rollout is zero above the diagonal.'
-        : 'Causal model: each word attends only to itself and the words before it, so the weights are zero above the diagonal.',
+      encoder
+        ? 'Encoder: each word attends to the whole sentence, the words after it as well as before, so a word can look ahead (trained to fill in a hidden word).'
+        : state.layer === ROLLOUT && view !== 'heads' && view !== 'model'
+          ? 'Decoder: each word draws only on itself and the words before it, through every layer, so the rollout is zero above the diagonal (trained to predict the next word).'
+          : 'Decoder: each word attends only to itself and the words before it, so the weights are zero above the diagonal: a word cannot look ahead (trained to predict the next word).',
     );
+    if (result.model.blank)
+      lines.push(
+        `Word ${result.model.blank.position + 1} (“${result.model.blank.word}”) is hidden: the encoder reads [MASK] there, and the maps show that run’s attention, the one behind its guesses.`,
+      );
     lines.push(
-      `The trained model fixes its own attention: its learnt W_Q, W_K, W_V, scores ÷ √d_k = √${result.projection.dk}, temperature 1, a causal mask and a softmax along each row. The word-vector settings are hidden while it is shown.`,
+      `The trained ${result.model.kind} fixes its own attention: its learnt W_Q, W_K, W_V, scores ÷ √d_k = √${result.projection.dk}, temperature 1${encoder ? ', no mask' : ', a causal mask'} and a softmax along each row. The word-vector settings are hidden while it is shown.`,
     );
     return lines;
   }
@@ -144,17 +151,35 @@ export function writeWordNotes(list, result) {
   list.replaceChildren(...items);
 }
 
-/** The trained model's guesses for the word after the (shown) text: top 5, best first, with bars. */
-export function writePredictions(box, result) {
+/**
+ * The trained model's guesses, top 5, best first, with bars: the decoder's for the word after the
+ * (shown) text; the encoder's for its hidden word, with the sentence's words as buttons that hide one
+ * (onBlank(position | null)).
+ */
+export function writePredictions(box, result, { onBlank } = {}) {
   box.hidden = result?.kind !== 'model';
   if (box.hidden) return;
-  const [title, list] = box.children;
-  const { predictions } = result.model.run,
-    last = result.tokens.at(-1).text;
-  title.replaceChildren(
-    h('strong', {}, 'Next word. '),
-    `The trained model’s ${predictions.length} most likely words after “${last}”${result.total ? ` (the last of the ${result.cap} tokens it read)` : ''}, from a softmax over its whole vocabulary:`,
-  );
+  const [title, words, list] = box.children;
+  const encoder = result.model.kind === 'encoder',
+    blank = result.model.blank;
+  const predictions = encoder ? (blank?.guesses ?? []) : result.model.run.predictions;
+  if (encoder) {
+    title.replaceChildren(
+      h('strong', {}, 'Fill the blank. '),
+      blank
+        ? `The encoder’s ${predictions.length} best guesses for word ${blank.position + 1} (it was “${blank.word}”), from the words on both sides of it:`
+        : 'Choose a word to hide: the encoder reads [MASK] in its place and guesses it from the words on both sides.',
+    );
+    writeBlankButtons(words, result, onBlank);
+  } else {
+    const last = result.tokens.at(-1).text;
+    title.replaceChildren(
+      h('strong', {}, 'Next word. '),
+      `The trained decoder’s ${predictions.length} most likely words after “${last}”${result.total ? ` (the last of the ${result.cap} tokens it read)` : ''}, from a softmax over its whole vocabulary:`,
+    );
+    words.replaceChildren();
+  }
+  words.hidden = !encoder;
   const top = predictions[0]?.probability || 1;
   const items = list.children;
   while (items.length < predictions.length) {
@@ -168,10 +193,29 @@ export function writePredictions(box, result) {
       [word, bar, probability] = li.children;
     li.dataset.word = p.word;
     li.dataset.probability = String(p.probability);
+    li.classList.toggle('right', Boolean(blank) && p.word === blank.word.toLowerCase());
     word.textContent = p.word;
     setAttrs(bar.firstChild, { width: (120 * p.probability) / top });
     probability.textContent = `${num(100 * p.probability, 1)}%`;
   });
+}
+
+/** The sentence as buttons: pressing a word hides it (pressed again, shows it). */
+function writeBlankButtons(box, result, onBlank) {
+  const blank = result.model.blank;
+  const words = result.tokens.map((t, i) => (blank && i === blank.position ? blank.word : t.text));
+  const key = words.join('\u0001');
+  if (box.dataset.words !== key) {
+    box.dataset.words = key;
+    box.replaceChildren(
+      ...words.map((w, i) => {
+        const b = h('button', { type: 'button', class: 'blank-word' }, w);
+        b.addEventListener('click', () => onBlank?.(b.getAttribute('aria-pressed') === 'true' ? null : i));
+        return b;
+      }),
+    );
+  }
+  [...box.children].forEach((b, i) => b.setAttribute('aria-pressed', String(blank?.position === i)));
 }
 
 /**

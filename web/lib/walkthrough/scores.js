@@ -95,7 +95,7 @@ export class SoftmaxStep {
         {},
         intro + into,
         r.causal
-          ? ` Causal mask: later words get −∞, weight 0${r.kind === 'model' ? ' (the model was trained to predict the next word, so it may not look ahead)' : ''}.`
+          ? ` Causal mask: later words get −∞, weight 0${r.kind === 'model' ? ' (the decoder was trained to predict the next word, so it may not look ahead)' : ''}.`
           : '',
         keysNote(r.T, keys),
       ),

@@ -185,7 +185,7 @@ export class Walkthrough {
       text =
         `The walkthrough follows the figure’s trained model: layer ${layer + 1}, head ${head + 1}` +
         `${rollout ? ' (the figure shows the rollout, which has no queries or keys of its own: this is its last layer)' : ''}. ` +
-        `Every number is the model’s own, from its run in the core: learnt weights, scores ÷ √${r.projection.dk}, causal mask, no temperature.` +
+        `Every number is the model’s own, from its run in the core: learnt weights, scores ÷ √${r.projection.dk}, ${r.causal ? 'causal mask' : 'no mask'}, no temperature.` +
         `${r.total ? ` The model reads the first ${r.cap} of the sentence’s ${count(r.total)} tokens.` : ''}`;
     } else if (r?.total) text = `The walkthrough follows the figure’s first ${count(r.cap)} of the sentence’s ${count(r.total)} tokens.`;
     e.note.hidden = !text;

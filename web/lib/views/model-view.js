@@ -1,0 +1,84 @@
+// The "every layer" view of a trained model (BertViz's model view): one row per layer with each of its
+// heads as a small heatmap, the attention rollout over all layers as a last row, every map on one
+// colour scale and captioned with what that head was measured to do. A map's button opens it in the
+// main heatmap (layer and head go into the state). On a phone each row scrolls sideways on its own.
+import { h } from '../dom.js';
+import { Heatmap, maxOf, offDiagonalMax } from '../heatmap/heatmap.js';
+import { drawLegend } from '../heatmap/legend.js';
+import { ROLLOUT } from '../state.js';
+
+export class ModelView {
+  /** hooks: { cell(info) on hover and focus, open({ layer, head }) when the reader opens a map } */
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.rows = []; // per layer (then the rollout): { el, heading, maps: [{ map, open, box }] }
+    this.el = h('div', { class: 'model-view' });
+    this.nodes = [this.el];
+  }
+
+  /** Keeps one row per layer (and one for the rollout), each with `heads` maps. */
+  #layout(layers, heads) {
+    const shape = `${layers}×${heads}`;
+    if (this.shape === shape) return;
+    this.shape = shape;
+    const row = (label, count, layer) => {
+      const heading = h('h3', { class: 'model-row-title' }, label);
+      const maps = Array.from({ length: count }, (_, k) => {
+        const head = layer === ROLLOUT ? 0 : k;
+        const map = new Heatmap({ compact: true, head, table: false, interactive: false, onCell: this.hooks.cell });
+        const open = h('button', { type: 'button', class: 'open-map' });
+        open.addEventListener('click', () => this.hooks.open({ layer, head }));
+        const box = h('figure', { class: 'model-map' }, open, map.el);
+        box.dataset.layer = String(layer);
+        box.dataset.head = String(head);
+        return { map, open, box };
+      });
+      const el = h('section', { class: 'model-row' }, heading, h('div', { class: 'model-maps' }, ...maps.map((m) => m.box)));
+      return { el, heading, maps };
+    };
+    this.rows = [...Array.from({ length: layers }, (_, l) => row(`Layer ${l + 1}`, heads, l)), row('Rollout (all layers)', 1, ROLLOUT)];
+    this.el.replaceChildren(...this.rows.map((r) => r.el));
+  }
+
+  update(state, result, { width, word, legend }) {
+    if (result.kind !== 'model') return 'Every layer and head: choose a trained model as the source (More options).';
+    const { run, layers, heads } = result.model;
+    this.#layout(layers, heads);
+    const apart = state.diagonal === 'apart';
+    const all = [...run.layers.flatMap((l) => l.heads.map((s) => s.weights)), run.rollout];
+    const T = result.T;
+    const max = Math.max(...all.map((m) => (apart ? offDiagonalMax(m.data, T) : maxOf(m.data))));
+    // Four maps fit beside each other on a desktop; on a phone a row scrolls (each map keeps ≥ 150 px).
+    const mapWidth = Math.max(150, Math.floor((width - 16 * heads) / heads));
+    const opened = state.layer === ROLLOUT ? { layer: ROLLOUT, head: 0 } : { layer: result.model.layer, head: result.model.head };
+    this.rows.forEach((row, l) => {
+      const rollout = l === layers;
+      row.maps.forEach(({ map, open, box }, k) => {
+        const caption = rollout ? 'attention rollout' : (run.captions[l]?.[k] ?? '');
+        const title = rollout ? 'Rollout' : `Layer ${l + 1} · head ${k + 1}`;
+        open.textContent = title;
+        open.setAttribute('aria-label', `Open ${title} in the heatmap${caption ? `: ${caption}` : ''}`);
+        box.classList.toggle('opened', (rollout ? ROLLOUT : l) === opened.layer && (rollout || k === opened.head));
+        map.update({
+          tokens: result.tokens,
+          weights: rollout ? run.rollout : run.layers[l].heads[k].weights,
+          max,
+          diagonalApart: apart,
+          selectedRow: word,
+          width: mapWidth,
+          title: '',
+          caption,
+        });
+      });
+    });
+    drawLegend(legend, max, {
+      what: apart ? 'the largest weight between two different words, over every map' : 'the largest weight over every map',
+      diagonalApart: apart,
+    });
+    return '';
+  }
+
+  restyle() {
+    for (const row of this.rows) for (const { map } of row.maps) map.restyle();
+  }
+}
