@@ -25,8 +25,16 @@ await access(join(site, 'index.html')).catch(() => {
 const { server, url } = await startServer(site, 0);
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-    '--disable-component-update', '--no-first-run', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--no-first-run',
+    '--disable-sync',
+  ],
 });
 const out = { label: 'chromium', version: browser.version(), navigations: [], keystrokes: [] };
 
@@ -49,9 +57,18 @@ async function firstHeatmap(page, target) {
       const nav = performance.getEntriesByType('navigation')[0];
       // Where the time went: each resource's fetch (start → end of response), relative to navigation.
       const resources = performance.getEntriesByType('resource').map((r) => ({
-        name: r.name.split('/').pop(), start_ms: r.startTime, end_ms: r.responseEnd, bytes: r.encodedBodySize }));
-      return { cell_ms: drawn.startTime, frame_ms: frame.startTime, dom_content_loaded_ms: nav.domContentLoadedEventEnd,
-        response_end_ms: nav.responseEnd, resources };
+        name: r.name.split('/').pop(),
+        start_ms: r.startTime,
+        end_ms: r.responseEnd,
+        bytes: r.encodedBodySize,
+      }));
+      return {
+        cell_ms: drawn.startTime,
+        frame_ms: frame.startTime,
+        dom_content_loaded_ms: nav.domContentLoadedEventEnd,
+        response_end_ms: nav.responseEnd,
+        resources,
+      };
     });
     if (t) return t;
     if (Date.now() > deadline) {
@@ -79,14 +96,35 @@ try {
   await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
   const revisitContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const revisitPage = await revisitContext.newPage();
-  for (const kind of ['cold', 'warm', 'revisit']) {
-    const again = kind !== 'cold';
+  // A reader on a real connection: a fresh context with Chromium's network emulation, 10 Mbit/s down,
+  // 5 up, 40 ms latency (the issue's link), so what the first figure waits for is bytes and round trips.
+  const link = async () => {
+    const { context, page } = await cold();
+    const net = await context.newCDPSession(page);
+    await net.send('Network.enable');
+    await net.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 40,
+      downloadThroughput: 10e6 / 8,
+      uploadThroughput: 5e6 / 8,
+    });
+    return { context, page };
+  };
+  for (const kind of ['cold', 'link', 'warm', 'revisit']) {
+    const again = kind === 'warm' || kind === 'revisit';
     for (let i = 0; i < NAVIGATIONS + (again ? 1 : 0); i++) {
-      const { context, page } = again ? { context: null, page: kind === 'warm' ? warmPage : revisitPage } : await cold();
+      const { context, page } = again
+        ? { context: null, page: kind === 'warm' ? warmPage : revisitPage }
+        : kind === 'link'
+          ? await link()
+          : await cold();
       const t = await firstHeatmap(page, `${url}?load=${i}`);
       // The warm tab's (and the revisits') first load is a cold one; keep only the later ones.
       if (again && i === 0) continue;
-      if (t.error) process.stderr.write(`  chromium   ${kind} navigation ${i}: no heatmap painted (${t.error}); page shows ${JSON.stringify(t.text)}\n`);
+      if (t.error)
+        process.stderr.write(
+          `  chromium   ${kind} navigation ${i}: no heatmap painted (${t.error}); page shows ${JSON.stringify(t.text)}\n`,
+        );
       out.navigations.push({ kind, ...t });
       await context?.close();
     }
@@ -104,45 +142,60 @@ try {
   const words = 'the train left the station on time and a man ran after it with his bag'.split(' ');
   for (const T of [16, 64, 128]) {
     const sentence = Array.from({ length: T }, (_, i) => words[i % words.length]).join(' ');
-    const r = await page.evaluate(async ({ sentence, T, n }) => {
-      const input = document.getElementById('sentence');
-      const fire = (value) => {
-        input.value = value;
-        input.dispatchEvent(new Event('input', { bubbles: true }));
-      };
-      fire(sentence);
-      await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
-      const sync = [], frame = [];
-      let value = sentence;
-      for (let k = 0; k < n; k++) {
-        value = k % 2 ? value.slice(0, -1) : value + 's';  // "bag" ↔ "bags": still T tokens
-        const t0 = performance.now();
-        fire(value);
-        void document.body.offsetHeight;  // style + layout now
-        const t1 = performance.now();
+    const r = await page.evaluate(
+      async ({ sentence, T, n }) => {
+        const input = document.getElementById('sentence');
+        const fire = (value) => {
+          input.value = value;
+          input.dispatchEvent(new Event('input', { bubbles: true }));
+        };
+        fire(sentence);
         await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
-        sync.push(t1 - t0);
-        frame.push(performance.now() - t0);
-      }
-      // The heatmap canvas records what it drew: T tokens, a window of rows × cols cells.
-      const drawn = [...document.querySelectorAll('canvas')].map((c) => c.attentionWeights).find(Boolean);
-      const cells = drawn && drawn.T === T ? drawn.rows * drawn.cols : 0;
-      const message = document.getElementById('message');
-      const shown = message && !message.hidden ? message.textContent : '';
-      return { T, sync, frame, cells, message: shown };
-    }, { sentence, T, n: KEYSTROKES });
-    out.keystrokes.push({ T, sync_ms: median(r.sync), frame_ms: median(r.frame), cells: r.cells,
-      drawn: r.cells > 0 && !r.message, message: r.message });
-    process.stderr.write(`  chromium   keystroke T=${T}: ${median(r.sync).toFixed(2)} ms sync, ${median(r.frame).toFixed(2)} ms to next frame, ${r.cells} cells in the window${r.message ? ` (page says: ${r.message})` : ''}\n`);
+        const sync = [],
+          frame = [];
+        let value = sentence;
+        for (let k = 0; k < n; k++) {
+          value = k % 2 ? value.slice(0, -1) : value + 's'; // "bag" ↔ "bags": still T tokens
+          const t0 = performance.now();
+          fire(value);
+          void document.body.offsetHeight; // style + layout now
+          const t1 = performance.now();
+          await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+          sync.push(t1 - t0);
+          frame.push(performance.now() - t0);
+        }
+        // The heatmap canvas records what it drew: T tokens, a window of rows × cols cells.
+        const drawn = [...document.querySelectorAll('canvas')].map((c) => c.attentionWeights).find(Boolean);
+        const cells = drawn && drawn.T === T ? drawn.rows * drawn.cols : 0;
+        const message = document.getElementById('message');
+        const shown = message && !message.hidden ? message.textContent : '';
+        return { T, sync, frame, cells, message: shown };
+      },
+      { sentence, T, n: KEYSTROKES },
+    );
+    out.keystrokes.push({
+      T,
+      sync_ms: median(r.sync),
+      frame_ms: median(r.frame),
+      cells: r.cells,
+      drawn: r.cells > 0 && !r.message,
+      message: r.message,
+    });
+    process.stderr.write(
+      `  chromium   keystroke T=${T}: ${median(r.sync).toFixed(2)} ms sync, ${median(r.frame).toFixed(2)} ms to next frame, ${r.cells} cells in the window${r.message ? ` (page says: ${r.message})` : ''}\n`,
+    );
   }
   await context.close();
-  for (const kind of ['cold', 'warm', 'revisit']) {
+  for (const kind of ['cold', 'link', 'warm', 'revisit']) {
     const ok = out.navigations.filter((n) => n.kind === kind && !n.error);
-    const cell = ok.length ? median(ok.map((n) => n.cell_ms)) : NaN, frame = ok.length ? median(ok.map((n) => n.frame_ms)) : NaN;
+    const cell = ok.length ? median(ok.map((n) => n.cell_ms)) : NaN,
+      frame = ok.length ? median(ok.map((n) => n.frame_ms)) : NaN;
     const key = kind === 'cold' ? 'first_heatmap' : `first_heatmap_${kind}`;
     out[`${key}_ms`] = cell;
     out[`${key}_frame_ms`] = frame;
-    process.stderr.write(`  chromium   ${kind} navigation → first heatmap drawn ${cell.toFixed(1)} ms, its frame at ${frame.toFixed(1)} ms (median of ${ok.length} of ${NAVIGATIONS})\n`);
+    process.stderr.write(
+      `  chromium   ${kind} navigation → first heatmap drawn ${cell.toFixed(1)} ms, its frame at ${frame.toFixed(1)} ms (median of ${ok.length} of ${NAVIGATIONS})\n`,
+    );
   }
 } finally {
   await browser.close();

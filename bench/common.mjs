@@ -58,7 +58,8 @@ export async function time(opts, label, kind, variant, T, flops, body, results) 
   if (opts.only && opts.only !== variant) return;
   if (opts.T && opts.T !== T) return;
   // Warm-up (and the output): up to 3 runs or 0.2 s; the last one estimates the repetitions.
-  let out, first = 0;
+  let out,
+    first = 0;
   for (let w = 0, spent = 0; w < 3 && spent < 200; w++) {
     const t0 = performance.now();
     out = await body();
@@ -82,7 +83,9 @@ export async function time(opts, label, kind, variant, T, flops, body, results) 
   let checksum = 0;
   for (let i = 0; i < out.length; i++) checksum += out[i];
   results.push({ kind, variant, T, median_ms: median, min_ms: times[0], reps, flops, checksum, head: Array.from(out.subarray(0, 8)) });
-  process.stderr.write(`  ${label.padEnd(10)} ${kind.padEnd(5)} ${variant.padEnd(12)} T=${String(T).padEnd(5)} ${median.toFixed(3).padStart(10)} ms  ${(flops / median / 1e6).toFixed(2).padStart(7)} GFLOP/s  (${reps} reps)\n`);
+  process.stderr.write(
+    `  ${label.padEnd(10)} ${kind.padEnd(5)} ${variant.padEnd(12)} T=${String(T).padEnd(5)} ${median.toFixed(3).padStart(10)} ms  ${(flops / median / 1e6).toFixed(2).padStart(7)} GFLOP/s  (${reps} reps)\n`,
+  );
 }
 
 export function emit(label, extra, results) {

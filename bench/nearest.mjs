@@ -17,9 +17,15 @@ const K = 10;
 /** data/vectors.bin's words and de-quantised vectors (format: data/README.md). */
 export function parseVectors(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint32(8, true), dim = view.getUint32(12, true), wordsBytes = view.getUint32(16, true);
-  const words = new TextDecoder().decode(bytes.subarray(20, 20 + wordsBytes)).split('\n').slice(0, count);
-  const scalesAt = 20 + wordsBytes, valuesAt = scalesAt + 4 * count;
+  const count = view.getUint32(8, true),
+    dim = view.getUint32(12, true),
+    wordsBytes = view.getUint32(16, true);
+  const words = new TextDecoder()
+    .decode(bytes.subarray(20, 20 + wordsBytes))
+    .split('\n')
+    .slice(0, count);
+  const scalesAt = 20 + wordsBytes,
+    valuesAt = scalesAt + 4 * count;
   const data = new Float32Array(count * dim);
   for (let i = 0; i < count; i++) {
     const scale = view.getFloat32(scalesAt + 4 * i, true);
@@ -40,7 +46,8 @@ export function plainSearch({ count, dim, data }) {
     let qq = 0;
     for (let j = 0; j < dim; j++) qq += q[j] * q[j];
     const qn = Math.sqrt(qq);
-    const ids = [], sims = [];
+    const ids = [],
+      sims = [];
     for (let i = 0; i < count; i++) {
       if (exclude.has(i)) continue;
       let dot = 0;
@@ -70,17 +77,34 @@ const vectorOf = (word) => vectors.embed(word, 1).X.data;
 
 // The timed query: "check" as the page would show it after attention, a mix of its own vector and
 // bank's, excluding the word itself.
-const check = vectorOf('check'), bank = vectorOf('bank');
+const check = vectorOf('check'),
+  bank = vectorOf('bank');
 const query = check.map((x, j) => 0.6 * x + 0.4 * bank[j]);
 const checkId = table.words.indexOf('check');
 
 const extra = { k: K, words: table.count, dim: table.dim };
 const results = [];
 const flops = 2 * table.count * table.dim;
-await time(opts, 'nearest', 'nearest', 'wasm_js_api', table.count, flops,
-  () => Float32Array.from(vectors.nearest(query, K, { exclude: ['check'] }), (n) => n.similarity), results);
-await time(opts, 'nearest', 'nearest', 'plain_js', table.count, flops,
-  () => Float32Array.from(plain(query, K, new Set([checkId])).sims), results);
+await time(
+  opts,
+  'nearest',
+  'nearest',
+  'wasm_js_api',
+  table.count,
+  flops,
+  () => Float32Array.from(vectors.nearest(query, K, { exclude: ['check'] }), (n) => n.similarity),
+  results,
+);
+await time(
+  opts,
+  'nearest',
+  'nearest',
+  'plain_js',
+  table.count,
+  flops,
+  () => Float32Array.from(plain(query, K, new Set([checkId])).sims),
+  results,
+);
 
 // A table's first call also builds its index (the transposed copy and the norms): timed on fresh
 // tables, after the timings above have warmed the code up.
@@ -112,7 +136,11 @@ for (const [name, q] of probes) {
 }
 extra.agreement = { queries: probes.length, k: 25, mismatches, max_abs_diff: worst };
 // The raw neighbours the article wants: each word's own vector, the word excluded.
-extra.neighbours = Object.fromEntries(['bank', 'check', 'station', 'train'].map((w) =>
-  [w, vectors.nearest(vectorOf(w), 5, { exclude: [w] }).map((n) => [n.word, Number(n.similarity.toFixed(4))])]));
+extra.neighbours = Object.fromEntries(
+  ['bank', 'check', 'station', 'train'].map((w) => [
+    w,
+    vectors.nearest(vectorOf(w), 5, { exclude: [w] }).map((n) => [n.word, Number(n.similarity.toFixed(4))]),
+  ]),
+);
 vectors.delete();
 emit('nearest', extra, results);

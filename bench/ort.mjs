@@ -11,17 +11,22 @@ const here = dirname(fileURLToPath(import.meta.url));
 ort.env.wasm.numThreads = 1;
 ort.env.wasm.simd = true;
 ort.env.logLevel = 'error';
-const session = async (file) => ort.InferenceSession.create(await readFile(join(here, file)), {
-  executionProviders: ['wasm'],
-  graphOptimizationLevel: 'all',
-});
+const session = async (file) =>
+  ort.InferenceSession.create(await readFile(join(here, file)), {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+  });
 
 const opts = parseArgs();
 const results = [];
 const sdpa = await session('sdpa.onnx');
 for (const T of opts.smoke ? [64] : SDPA_T) {
   const { Q, K, V } = sdpaInputs(T);
-  const feeds = { q: new ort.Tensor('float32', Q, [T, D]), k: new ort.Tensor('float32', K, [T, D]), v: new ort.Tensor('float32', V, [T, D]) };
+  const feeds = {
+    q: new ort.Tensor('float32', Q, [T, D]),
+    k: new ort.Tensor('float32', K, [T, D]),
+    v: new ort.Tensor('float32', V, [T, D]),
+  };
   await time(opts, 'ort-wasm', 'sdpa', 'ort_wasm', T, sdpaFlops(T), async () => (await sdpa.run(feeds)).out.data, results);
 }
 const mha = await session('mha.onnx');

@@ -44,7 +44,9 @@ export function attention(Q, K, V, T, d, dv = d) {
 /** Multi-head attention: Q = X·Wq …, heads of width d_model/heads, concat, ·Wo. */
 export function multiHead(X, Wq, Wk, Wv, Wo, T) {
   const dk = D_MODEL / HEADS;
-  const Q = matmul(X, Wq, T, D_MODEL, D_MODEL), K = matmul(X, Wk, T, D_MODEL, D_MODEL), V = matmul(X, Wv, T, D_MODEL, D_MODEL);
+  const Q = matmul(X, Wq, T, D_MODEL, D_MODEL),
+    K = matmul(X, Wk, T, D_MODEL, D_MODEL),
+    V = matmul(X, Wv, T, D_MODEL, D_MODEL);
   const concat = new Float32Array(T * D_MODEL);
   const slice = (M, h) => {
     const out = new Float32Array(T * dk);

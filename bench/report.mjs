@@ -40,7 +40,8 @@ if (smoke) {
   };
   const T = 64;
   for (const run of ['native', 'wasm-simd']) {
-    for (const v of ['full', 'output', 'eigen_sdpa', 'kernel_sdpa']) compare(`${run} ${v}`, find(run, 'sdpa', v, T), find('plain', 'sdpa', 'plain_js', T));
+    for (const v of ['full', 'output', 'eigen_sdpa', 'kernel_sdpa'])
+      compare(`${run} ${v}`, find(run, 'sdpa', v, T), find('plain', 'sdpa', 'plain_js', T));
     for (const v of ['mha', 'mha_output']) compare(`${run} ${v}`, find(run, 'mha', v, T), find('plain', 'mha', 'plain_js', T));
   }
   compare('shipped module attentionOutput', find('shipped', 'sdpa', 'js_api_output', T), find('plain', 'sdpa', 'plain_js', T));
@@ -49,7 +50,9 @@ if (smoke) {
   const agreement = runs.nearest?.agreement;
   if (!agreement || !find('nearest', 'nearest', 'wasm_js_api', runs.nearest.words)) failures.push('nearest words: missing result');
   else if (agreement.mismatches.length || !(agreement.max_abs_diff <= 1e-5)) {
-    failures.push(`nearest words: the module and plain JS differ (${agreement.mismatches.slice(0, 3).join('; ')}; similarities by up to ${agreement.max_abs_diff})`);
+    failures.push(
+      `nearest words: the module and plain JS differ (${agreement.mismatches.slice(0, 3).join('; ')}; similarities by up to ${agreement.max_abs_diff})`,
+    );
   }
   if (failures.length) {
     console.error(`bench smoke: ${failures.length} of ${checks} output checks failed:\n  ${failures.join('\n  ')}`);
@@ -61,7 +64,8 @@ if (smoke) {
 
 // ---- full: tables -------------------------------------------------------------------------------------
 const SDPA_T = [16, 64, 128, 256, 512, 1024, 4096];
-const ms = (r) => (r ? (r.median_ms < 1 ? r.median_ms.toFixed(3) : r.median_ms < 100 ? r.median_ms.toFixed(2) : r.median_ms.toFixed(0)) : '—');
+const ms = (r) =>
+  r ? (r.median_ms < 1 ? r.median_ms.toFixed(3) : r.median_ms < 100 ? r.median_ms.toFixed(2) : r.median_ms.toFixed(0)) : '—';
 const gf = (r) => (r && r.flops ? (r.flops / r.median_ms / 1e6).toFixed(1) : '—');
 const cell = (r) => (r ? `${ms(r)} (${gf(r)})` : '—');
 const ratio = (a, b) => (a && b ? (a.median_ms / b.median_ms).toFixed(2) + '×' : '—');
@@ -73,55 +77,148 @@ const table = (head, rows) => {
 };
 const kernelsOf = (run) => runs[run]?.kernels ?? '?';
 
-lines.push(`Scaled dot-product attention, d_k = 64: median ms (GFLOP/s, 4·T²·d flops). "ours" = the core's output-only`,
+lines.push(
+  `Scaled dot-product attention, d_k = 64: median ms (GFLOP/s, 4·T²·d flops). "ours" = the core's output-only`,
   `path (streaming_attention_output), the same maths as every peer; native = clang -O3 -march=native`,
-  `(${kernelsOf('native')}), portable = clang -O3 x86-64 (${kernelsOf('portable')}), wasm = the same driver under node.`, '');
-table(['T', 'ours native', 'ours portable', 'ours wasm scalar', 'ours wasm simd', 'plain JS', 'tfjs-wasm', 'ORT-wasm', 'PyTorch 1 thr'],
-  SDPA_T.map((T) => [T, ...['native', 'portable', 'wasm-scalar', 'wasm-simd'].map((r) => cell(find(r, 'sdpa', 'output', T))),
-    cell(find('plain', 'sdpa', 'plain_js', T)), cell(find('tfjs', 'sdpa', 'tfjs_wasm', T)), cell(find('ort', 'sdpa', 'ort_wasm', T)),
-    cell(find('torch', 'sdpa', 'torch', T))]));
+  `(${kernelsOf('native')}), portable = clang -O3 x86-64 (${kernelsOf('portable')}), wasm = the same driver under node.`,
+  '',
+);
+table(
+  ['T', 'ours native', 'ours portable', 'ours wasm scalar', 'ours wasm simd', 'plain JS', 'tfjs-wasm', 'ORT-wasm', 'PyTorch 1 thr'],
+  SDPA_T.map((T) => [
+    T,
+    ...['native', 'portable', 'wasm-scalar', 'wasm-simd'].map((r) => cell(find(r, 'sdpa', 'output', T))),
+    cell(find('plain', 'sdpa', 'plain_js', T)),
+    cell(find('tfjs', 'sdpa', 'tfjs_wasm', T)),
+    cell(find('ort', 'sdpa', 'ort_wasm', T)),
+    cell(find('torch', 'sdpa', 'torch', T)),
+  ]),
+);
 
 lines.push('Ratios (time ÷ time, same run; > 1 means ours is faster for peer ÷ ours):', '');
-table(['T', 'wasm simd ÷ native', 'wasm simd ÷ portable', 'plain JS ÷ wasm', 'tfjs ÷ wasm', 'ORT ÷ wasm', 'PyTorch ÷ native', 'PyTorch ÷ portable'],
+table(
+  [
+    'T',
+    'wasm simd ÷ native',
+    'wasm simd ÷ portable',
+    'plain JS ÷ wasm',
+    'tfjs ÷ wasm',
+    'ORT ÷ wasm',
+    'PyTorch ÷ native',
+    'PyTorch ÷ portable',
+  ],
   SDPA_T.map((T) => {
-    const n = find('native', 'sdpa', 'output', T), p = find('portable', 'sdpa', 'output', T), w = find('wasm-simd', 'sdpa', 'output', T);
-    return [T, ratio(w, n), ratio(w, p), ratio(find('plain', 'sdpa', 'plain_js', T), w), ratio(find('tfjs', 'sdpa', 'tfjs_wasm', T), w),
-      ratio(find('ort', 'sdpa', 'ort_wasm', T), w), ratio(find('torch', 'sdpa', 'torch', T), n), ratio(find('torch', 'sdpa', 'torch', T), p)];
-  }));
+    const n = find('native', 'sdpa', 'output', T),
+      p = find('portable', 'sdpa', 'output', T),
+      w = find('wasm-simd', 'sdpa', 'output', T);
+    return [
+      T,
+      ratio(w, n),
+      ratio(w, p),
+      ratio(find('plain', 'sdpa', 'plain_js', T), w),
+      ratio(find('tfjs', 'sdpa', 'tfjs_wasm', T), w),
+      ratio(find('ort', 'sdpa', 'ort_wasm', T), w),
+      ratio(find('torch', 'sdpa', 'torch', T), n),
+      ratio(find('torch', 'sdpa', 'torch', T), p),
+    ];
+  }),
+);
 
-lines.push('The full (explainer) path, attention_from_qkv: keeps scores, scaled and weights (three T×T matrices) for the page;',
-  'and the output-only T×T variants: the pre-kernel maths (Eigen products, scalar std::exp softmax) against the kernels.', '');
-table(['T', 'full native', 'full wasm simd', 'full wasm ÷ native', 'eigen_sdpa wasm scalar', 'eigen_sdpa wasm simd', 'kernel_sdpa wasm simd', 'kernel_sdpa native', 'kernel_sdpa wasm ÷ native'],
-  SDPA_T.map((T) => [T, cell(find('native', 'sdpa', 'full', T)), cell(find('wasm-simd', 'sdpa', 'full', T)),
+lines.push(
+  'The full (explainer) path, attention_from_qkv: keeps scores, scaled and weights (three T×T matrices) for the page;',
+  'and the output-only T×T variants: the pre-kernel maths (Eigen products, scalar std::exp softmax) against the kernels.',
+  '',
+);
+table(
+  [
+    'T',
+    'full native',
+    'full wasm simd',
+    'full wasm ÷ native',
+    'eigen_sdpa wasm scalar',
+    'eigen_sdpa wasm simd',
+    'kernel_sdpa wasm simd',
+    'kernel_sdpa native',
+    'kernel_sdpa wasm ÷ native',
+  ],
+  SDPA_T.map((T) => [
+    T,
+    cell(find('native', 'sdpa', 'full', T)),
+    cell(find('wasm-simd', 'sdpa', 'full', T)),
     ratio(find('wasm-simd', 'sdpa', 'full', T), find('native', 'sdpa', 'full', T)),
-    cell(find('wasm-scalar', 'sdpa', 'eigen_sdpa', T)), cell(find('wasm-simd', 'sdpa', 'eigen_sdpa', T)),
-    cell(find('wasm-simd', 'sdpa', 'kernel_sdpa', T)), cell(find('native', 'sdpa', 'kernel_sdpa', T)),
-    ratio(find('wasm-simd', 'sdpa', 'kernel_sdpa', T), find('native', 'sdpa', 'kernel_sdpa', T))]));
+    cell(find('wasm-scalar', 'sdpa', 'eigen_sdpa', T)),
+    cell(find('wasm-simd', 'sdpa', 'eigen_sdpa', T)),
+    cell(find('wasm-simd', 'sdpa', 'kernel_sdpa', T)),
+    cell(find('native', 'sdpa', 'kernel_sdpa', T)),
+    ratio(find('wasm-simd', 'sdpa', 'kernel_sdpa', T), find('native', 'sdpa', 'kernel_sdpa', T)),
+  ]),
+);
 
 lines.push('What each kernel step bought (one step alone; softmax rows include a T×T copy, shown as copy):', '');
 const stepRows = [];
 for (const T of [128, 512])
-  for (const [step, before, after] of [['Q·Kᵀ', 'qk_eigen', 'qk_kernel'], ['row softmax', 'softmax_scalar', 'softmax_kernel'], ['weights·V', 'pv_eigen', 'pv_kernel'], ['copy T×T', 'copy_TxT', null]])
-    stepRows.push([T, step, ...['wasm-scalar', 'wasm-simd', 'portable', 'native'].map((r) => {
-      const b = find(r, 'step', before, T), a = after && find(r, 'step', after, T);
-      return after ? `${ms(b)} → ${ms(a)} (${ratio(b, a)})` : ms(b);
-    })]);
+  for (const [step, before, after] of [
+    ['Q·Kᵀ', 'qk_eigen', 'qk_kernel'],
+    ['row softmax', 'softmax_scalar', 'softmax_kernel'],
+    ['weights·V', 'pv_eigen', 'pv_kernel'],
+    ['copy T×T', 'copy_TxT', null],
+  ])
+    stepRows.push([
+      T,
+      step,
+      ...['wasm-scalar', 'wasm-simd', 'portable', 'native'].map((r) => {
+        const b = find(r, 'step', before, T),
+          a = after && find(r, 'step', after, T);
+        return after ? `${ms(b)} → ${ms(a)} (${ratio(b, a)})` : ms(b);
+      }),
+    ]);
 table(['T', 'step', 'wasm scalar: Eigen/scalar → kernel', 'wasm simd', 'portable', 'native'], stepRows);
 
 lines.push('Multi-head attention, 8 heads, d_model 512 (projections Q, K, V, O included; 8·T·d² + 4·T²·d flops):', '');
-table(['T', 'core mha (all steps) native', 'wasm simd', 'ours mha_output native', 'portable', 'wasm scalar', 'wasm simd', 'plain JS', 'tfjs-wasm', 'ORT-wasm', 'PyTorch'],
-  [64, 512].map((T) => [T, cell(find('native', 'mha', 'mha', T)), cell(find('wasm-simd', 'mha', 'mha', T)),
+table(
+  [
+    'T',
+    'core mha (all steps) native',
+    'wasm simd',
+    'ours mha_output native',
+    'portable',
+    'wasm scalar',
+    'wasm simd',
+    'plain JS',
+    'tfjs-wasm',
+    'ORT-wasm',
+    'PyTorch',
+  ],
+  [64, 512].map((T) => [
+    T,
+    cell(find('native', 'mha', 'mha', T)),
+    cell(find('wasm-simd', 'mha', 'mha', T)),
     ...['native', 'portable', 'wasm-scalar', 'wasm-simd'].map((r) => cell(find(r, 'mha', 'mha_output', T))),
-    cell(find('plain', 'mha', 'plain_js', T)), cell(find('tfjs', 'mha', 'tfjs_wasm', T)), cell(find('ort', 'mha', 'ort_wasm', T)), cell(find('torch', 'mha', 'torch', T))]));
-table(['T', 'wasm ÷ native', 'plain JS ÷ wasm', 'tfjs ÷ wasm', 'ORT ÷ wasm', 'PyTorch ÷ native'],
+    cell(find('plain', 'mha', 'plain_js', T)),
+    cell(find('tfjs', 'mha', 'tfjs_wasm', T)),
+    cell(find('ort', 'mha', 'ort_wasm', T)),
+    cell(find('torch', 'mha', 'torch', T)),
+  ]),
+);
+table(
+  ['T', 'wasm ÷ native', 'plain JS ÷ wasm', 'tfjs ÷ wasm', 'ORT ÷ wasm', 'PyTorch ÷ native'],
   [64, 512].map((T) => {
-    const n = find('native', 'mha', 'mha_output', T), w = find('wasm-simd', 'mha', 'mha_output', T);
-    return [T, ratio(w, n), ratio(find('plain', 'mha', 'plain_js', T), w), ratio(find('tfjs', 'mha', 'tfjs_wasm', T), w),
-      ratio(find('ort', 'mha', 'ort_wasm', T), w), ratio(find('torch', 'mha', 'torch', T), n)];
-  }));
+    const n = find('native', 'mha', 'mha_output', T),
+      w = find('wasm-simd', 'mha', 'mha_output', T);
+    return [
+      T,
+      ratio(w, n),
+      ratio(find('plain', 'mha', 'plain_js', T), w),
+      ratio(find('tfjs', 'mha', 'tfjs_wasm', T), w),
+      ratio(find('ort', 'mha', 'ort_wasm', T), w),
+      ratio(find('torch', 'mha', 'torch', T), n),
+    ];
+  }),
+);
 
 // Agreement of every implementation with ours (checksums of the outputs).
-let worst = 0, worstWhat = '';
+let worst = 0,
+  worstWhat = '';
 for (const [name, run] of Object.entries(runs))
   for (const r of run.results ?? []) {
     const ref = find('native', r.kind, r.kind === 'mha' ? 'mha_output' : 'output', r.T);
@@ -134,53 +231,107 @@ lines.push(`Every implementation's first 8 outputs agree with ours natively to $
 const shipped = runs.shipped ?? {};
 if (shipped.bytes) {
   lines.push('Bytes (gzip -9):', '');
-  table(['file', 'raw', 'gzip'], shipped.bytes.map((b) => [b.file, b.raw, b.gzip]));
+  table(
+    ['file', 'raw', 'gzip'],
+    shipped.bytes.map((b) => [b.file, b.raw, b.gzip]),
+  );
   const mod = shipped.bytes.filter((b) => b.file.startsWith('build/wasm/'));
-  lines.push(`Module = wasm + glue + wrapper: ${mod.reduce((s, b) => s + b.raw, 0)} B raw, ${mod.reduce((s, b) => s + b.gzip, 0)} B gzip.`, '');
+  lines.push(
+    `Module = wasm + glue + wrapper: ${mod.reduce((s, b) => s + b.raw, 0)} B raw, ${mod.reduce((s, b) => s + b.gzip, 0)} B gzip.`,
+    '',
+  );
 }
 let memory = '';
 try {
   memory = (await readFile(join(dir, 'memory.txt'), 'utf8')).trim();
-} catch { /* none */ }
+} catch {
+  /* none */
+}
 const heaps = {};
 for (const name of ['wasm-full', 'wasm-output', 'wasm-none']) {
   try {
     heaps[name] = parseJSON((await readFile(join(dir, `mem-${name}.json`), 'utf8')).trim()).wasm_heap_bytes;
-  } catch { /* none */ }
+  } catch {
+    /* none */
+  }
 }
 if (memory) {
   lines.push('Peak memory at T = 4096 (one forward pass; max RSS of the process, and the wasm heap after it):', '');
-  table(['run', 'max RSS', 'wasm heap'], memory.split('\n').map((l) => {
-    const [name, kib] = l.split(' ');
-    return [name, `${(kib / 1024).toFixed(1)} MiB`, heaps[name] ? `${(heaps[name] / 2 ** 20).toFixed(1)} MiB` : '—'];
-  }));
-  if (shipped.heap_after) lines.push(`Shipped module (JS API): heap after attentionOutput T=4096 ${(shipped.heap_after.output_T4096 / 2 ** 20).toFixed(1)} MiB (fresh module), after the full path at T=4096 ${(shipped.heap_after.full_T4096 / 2 ** 20).toFixed(1)} MiB; full T=4096 through the JS API took ${shipped.full_T4096_ms?.toFixed(0)} ms; output-only vs full at T=4096: max |Δ| ${shipped.full_vs_output_T4096_max_abs_diff?.toExponential(1)}.`, '');
+  table(
+    ['run', 'max RSS', 'wasm heap'],
+    memory.split('\n').map((l) => {
+      const [name, kib] = l.split(' ');
+      return [name, `${(kib / 1024).toFixed(1)} MiB`, heaps[name] ? `${(heaps[name] / 2 ** 20).toFixed(1)} MiB` : '—'];
+    }),
+  );
+  if (shipped.heap_after)
+    lines.push(
+      `Shipped module (JS API): heap after attentionOutput T=4096 ${(shipped.heap_after.output_T4096 / 2 ** 20).toFixed(1)} MiB (fresh module), after the full path at T=4096 ${(shipped.heap_after.full_T4096 / 2 ** 20).toFixed(1)} MiB; full T=4096 through the JS API took ${shipped.full_T4096_ms?.toFixed(0)} ms; output-only vs full at T=4096: max |Δ| ${shipped.full_vs_output_T4096_max_abs_diff?.toExponential(1)}.`,
+      '',
+    );
 }
 if (shipped.results) {
-  table(['shipped module (JS API)', ...SDPA_T.map(String)], [['attentionOutput ms', ...SDPA_T.map((T) => ms(find('shipped', 'sdpa', 'js_api_output', T)))]]);
-  table(['page compute: embed + parameterFree', 'T=16', 'T=64', 'T=128'], [['ms', ...[16, 64, 128].map((T) => ms(find('shipped', 'page', 'embed_parameter_free', T)))]]);
+  table(
+    ['shipped module (JS API)', ...SDPA_T.map(String)],
+    [['attentionOutput ms', ...SDPA_T.map((T) => ms(find('shipped', 'sdpa', 'js_api_output', T)))]],
+  );
+  table(
+    ['page compute: embed + parameterFree', 'T=16', 'T=64', 'T=128'],
+    [['ms', ...[16, 64, 128].map((T) => ms(find('shipped', 'page', 'embed_parameter_free', T)))]],
+  );
 }
 const near = runs.nearest;
 if (near) {
-  const w = find('nearest', 'nearest', 'wasm_js_api', near.words), p = find('nearest', 'nearest', 'plain_js', near.words);
-  lines.push(`Nearest words: the k = ${near.k} words of data/vectors.bin (${near.words.toLocaleString('en-US')} × ${near.dim}) nearest to one vector by cosine, the whole table (bench/nearest.mjs, one process):`, '');
-  table(['shipped module (vectors.nearest, JS API)', 'plain JS (Float32Array, norms precomputed)', 'plain JS ÷ wasm', 'first call (builds the index)'],
-    [[`${ms(w)} ms`, `${ms(p)} ms`, ratio(p, w), `${near.first_call_ms.toFixed(2)} ms`]]);
-  lines.push(`Both give the same words in the same order on ${near.agreement.queries} queries (k = ${near.agreement.k}); similarities differ by at most ${near.agreement.max_abs_diff.toExponential(1)}.`, '');
+  const w = find('nearest', 'nearest', 'wasm_js_api', near.words),
+    p = find('nearest', 'nearest', 'plain_js', near.words);
+  lines.push(
+    `Nearest words: the k = ${near.k} words of data/vectors.bin (${near.words.toLocaleString('en-US')} × ${near.dim}) nearest to one vector by cosine, the whole table (bench/nearest.mjs, one process):`,
+    '',
+  );
+  table(
+    [
+      'shipped module (vectors.nearest, JS API)',
+      'plain JS (Float32Array, norms precomputed)',
+      'plain JS ÷ wasm',
+      'first call (builds the index)',
+    ],
+    [[`${ms(w)} ms`, `${ms(p)} ms`, ratio(p, w), `${near.first_call_ms.toFixed(2)} ms`]],
+  );
+  lines.push(
+    `Both give the same words in the same order on ${near.agreement.queries} queries (k = ${near.agreement.k}); similarities differ by at most ${near.agreement.max_abs_diff.toExponential(1)}.`,
+    '',
+  );
 }
 const b = runs.browser;
 if (b) {
   const loads = (kind) => b.navigations.filter((n) => (n.kind ?? 'cold') === kind);
-  const count = (kind) => `median of ${loads(kind).filter((n) => !n.error).length} loads${loads(kind).some((n) => n.error) ? `; ${loads(kind).filter((n) => n.error).length} timed out` : ''}`;
-  lines.push(`Headless chromium ${b.version}: navigation → first heatmap drawn ${b.first_heatmap_ms.toFixed(0)} ms (its frame begins at ${b.first_heatmap_frame_ms.toFixed(0)} ms) in a fresh browser context (${count('cold')})` +
-    (b.first_heatmap_warm_ms != null ? `; ${b.first_heatmap_warm_ms.toFixed(0)} ms (frame ${b.first_heatmap_warm_frame_ms.toFixed(0)} ms) in a tab already open, HTTP cache off (${count('warm')})` : '') +
-    (b.first_heatmap_revisit_ms != null ? `; ${b.first_heatmap_revisit_ms.toFixed(0)} ms (frame ${b.first_heatmap_revisit_frame_ms.toFixed(0)} ms) on a revisit, HTTP cache on, files revalidated (${count('revisit')})` : '') + '.', '');
-  table(['keystroke at T', 'recompute + redraw (sync, to layout)', 'to next frame', 'cells drawn', 'page says'],
-    b.keystrokes.map((k) => [k.T, `${k.sync_ms.toFixed(1)} ms`, `${k.frame_ms.toFixed(1)} ms`, k.cells, k.message || '']));
+  const count = (kind) =>
+    `median of ${loads(kind).filter((n) => !n.error).length} loads${loads(kind).some((n) => n.error) ? `; ${loads(kind).filter((n) => n.error).length} timed out` : ''}`;
+  lines.push(
+    `Headless chromium ${b.version}: navigation → first heatmap drawn ${b.first_heatmap_ms.toFixed(0)} ms (its frame begins at ${b.first_heatmap_frame_ms.toFixed(0)} ms) in a fresh browser context (${count('cold')})` +
+      (b.first_heatmap_warm_ms != null
+        ? `; ${b.first_heatmap_warm_ms.toFixed(0)} ms (frame ${b.first_heatmap_warm_frame_ms.toFixed(0)} ms) in a tab already open, HTTP cache off (${count('warm')})`
+        : '') +
+      (b.first_heatmap_revisit_ms != null
+        ? `; ${b.first_heatmap_revisit_ms.toFixed(0)} ms (frame ${b.first_heatmap_revisit_frame_ms.toFixed(0)} ms) on a revisit, HTTP cache on, files revalidated (${count('revisit')})`
+        : '') +
+      '.',
+    '',
+  );
+  table(
+    ['keystroke at T', 'recompute + redraw (sync, to layout)', 'to next frame', 'cells drawn', 'page says'],
+    b.keystrokes.map((k) => [k.T, `${k.sync_ms.toFixed(1)} ms`, `${k.frame_ms.toFixed(1)} ms`, k.cells, k.message || '']),
+  );
 }
-const load = flag('--load'), seconds = flag('--seconds');
-lines.push(`Machine: ${runs.native?.eigen_simd ? 'x86-64 with ' + runs.native.eigen_simd : ''}; node ${runs.plain?.node ?? ''}; load average at the end (1/5/15 min, running/total): ${load ?? '?'}; run took ${seconds ?? '?'} s.`);
+const load = flag('--load'),
+  seconds = flag('--seconds');
+lines.push(
+  `Machine: ${runs.native?.eigen_simd ? 'x86-64 with ' + runs.native.eigen_simd : ''}; node ${runs.plain?.node ?? ''}; load average at the end (1/5/15 min, running/total): ${load ?? '?'}; run took ${seconds ?? '?'} s.`,
+);
 const text = lines.join('\n');
 console.log(text);
 await writeFile(join(dir, 'table.md'), text + '\n');
-await writeFile(join(here, 'results.json'), JSON.stringify({ generated: new Date().toISOString(), load, seconds: Number(seconds), runs }, null, 1) + '\n');
+await writeFile(
+  join(here, 'results.json'),
+  JSON.stringify({ generated: new Date().toISOString(), load, seconds: Number(seconds), runs }, null, 1) + '\n',
+);

@@ -69,10 +69,19 @@ if (!opts.smoke) {
   const words = 'the train left the station on time and a man ran after it with his bag'.split(' ');
   for (const T of [16, 64, 128]) {
     const sentence = Array.from({ length: T }, (_, i) => words[i % words.length]).join(' ');
-    await time(opts, 'shipped', 'page', 'embed_parameter_free', T, 4 * T * T * vectors.dim, () => {
-      const { X } = vectors.embed(sentence, 256);
-      return core.parameterFree(X, Math.sqrt(vectors.dim)).weights.data;
-    }, results);
+    await time(
+      opts,
+      'shipped',
+      'page',
+      'embed_parameter_free',
+      T,
+      4 * T * T * vectors.dim,
+      () => {
+        const { X } = vectors.embed(sentence, 256);
+        return core.parameterFree(X, Math.sqrt(vectors.dim)).weights.data;
+      },
+      results,
+    );
   }
   vectors.delete();
 }
@@ -81,10 +90,15 @@ const size = async (file) => {
   const data = await readFile(file);
   return { file: file.slice(root.length + 1), raw: data.length, gzip: gzipSync(data, { level: 9 }).length };
 };
-extra.bytes = [await size(join(wasmDir, 'attention_wasm.wasm')), await size(join(wasmDir, 'attention_wasm.js')),
-  await size(join(wasmDir, 'attention.js'))];
+extra.bytes = [
+  await size(join(wasmDir, 'attention_wasm.wasm')),
+  await size(join(wasmDir, 'attention_wasm.js')),
+  await size(join(wasmDir, 'attention.js')),
+];
 try {
   await stat(join(root, 'build', 'site', 'app.js'));
   extra.bytes.push(await size(join(root, 'build', 'site', 'app.js')), await size(join(root, 'build', 'site', 'attention_wasm.wasm')));
-} catch { /* no site built */ }
+} catch {
+  /* no site built */
+}
 emit('shipped', extra, results);

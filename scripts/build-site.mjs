@@ -19,9 +19,9 @@
 // and examples/ (article-like pages embedding the widget) into build/site/examples/.
 // Needs the wasm build first:  emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm
 import { build } from 'esbuild';
-import { copyFile, mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -76,7 +76,8 @@ if (missing.length) {
     console.error('Build the WebAssembly module first (emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm).');
   }
   if (missing.includes(join(root, 'data', 'vectors.bin'))) console.error('Make the word vectors first (data/vectors.bin).');
-  if (missing.includes(join(root, 'data', 'model.bin'))) console.error('data/model.bin is missing (model/README.md says how to rebuild it).');
+  if (missing.includes(join(root, 'data', 'model.bin')))
+    console.error('data/model.bin is missing (model/README.md says how to rebuild it).');
   process.exit(1);
 }
 
@@ -91,8 +92,29 @@ const pureD3Schemes = {
       const source = await readFile(args.path, 'utf8');
       const contents = source
         .replace(/^var ([\w$]+) = ((?:(?!^var |^function |^export )[\s\S])*?);\n(?=\n)/gm, (all, name, expr) =>
-          /,\n\s+[\w$]+ = /.test(expr) ? all : `var ${name} = /* @__PURE__ */ (() => ${expr})();\n`)
+          /,\n\s+[\w$]+ = /.test(expr) ? all : `var ${name} = /* @__PURE__ */ (() => ${expr})();\n`,
+        )
         .replace(/^var c = rgb\(\),/m, 'var c = /* @__PURE__ */ rgb(),');
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+// The figure's CSS (web/lib/styles.js) is a template string esbuild cannot minify: its comments and
+// the whitespace around { } ; , and after : go at build time (≈ 0.3 KiB gzip of the widget's 150). Only inside
+// the file's template literals, which hold CSS and nothing else.
+const minifyFigureCSS = {
+  name: 'minify-figure-css',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]web[\\/]lib[\\/]styles\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const contents = source.replace(/`[^`]*`/g, (css) =>
+        css
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .replace(/\s+/g, ' ')
+          .replace(/ ?([{};,]) ?/g, '$1')
+          .replace(/: /g, ':'),
+      );
       return { contents, loader: 'js' };
     });
   },
@@ -112,7 +134,7 @@ const common = {
   legalComments: 'none',
   // The Emscripten glue has node-only branches (require('fs') etc.) that never run in a browser.
   external: ['fs', 'path', 'crypto', 'module', 'url', 'worker_threads', 'node:*'],
-  plugins: [pureD3Schemes],
+  plugins: [pureD3Schemes, minifyFigureCSS],
   logLevel: 'warning',
 };
 try {
@@ -141,6 +163,50 @@ try {
 }
 for (const [from, name] of copies) await copyFile(from, join(out, name));
 
+// The word vectors' first chunk: the most frequent FIRST_WORDS words and every word of the sentences
+// a reader meets before typing (the page's, the compare view's, the examples'), in the same format as
+// vectors.bin and with the very same bytes per word. A page draws its first figure from it while the
+// whole table (1.1 MB gzip) streams (web/lib/store.js); a sentence with a word outside it waits for
+// the table. Derived here from data/vectors.bin, so nothing new is committed.
+const FIRST_WORDS = 2000;
+const { DEFAULTS, COMPARE_DEFAULTS } = await import(pathToFileURL(join(root, 'web', 'lib', 'state.js')).href);
+const sentences = [DEFAULTS.sentence, DEFAULTS.sentence2, COMPARE_DEFAULTS.sentence];
+for (const f of ['index.html', 'dark.html']) {
+  for (const [, text] of (await readFile(join(root, 'examples', f), 'utf8')).matchAll(/sentence="([^"]*)"/g)) sentences.push(text);
+}
+const first = firstChunk(await readFile(join(root, 'data', 'vectors.bin')), FIRST_WORDS, new Set(sentences.join(' ').split(/\s+/)));
+for (const name of ['vectors-first.bin', 'widget/vectors-first.bin']) await writeFile(join(out, name), first);
+
+/** The ATTNVEC1 file (data/README.md) of the first n rows plus the rows of `extra` words, in table order. */
+function firstChunk(bytes, n, extra) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = view.getUint32(8, true),
+    dim = view.getUint32(12, true),
+    wordsBytes = view.getUint32(16, true);
+  const words = new TextDecoder()
+    .decode(bytes.subarray(20, 20 + wordsBytes))
+    .split('\n')
+    .slice(0, count);
+  const rows = words.map((w, i) => i).filter((i) => i < n || extra.has(words[i]));
+  const blob = new TextEncoder().encode(rows.map((i) => `${words[i]}\n`).join(''));
+  const outBytes = new Uint8Array(20 + blob.length + rows.length * (4 + dim));
+  outBytes.set(bytes.subarray(0, 8));
+  const o = new DataView(outBytes.buffer);
+  o.setUint32(8, rows.length, true);
+  o.setUint32(12, dim, true);
+  o.setUint32(16, blob.length, true);
+  outBytes.set(blob, 20);
+  const scales = 20 + wordsBytes,
+    values = scales + 4 * count,
+    outScales = 20 + blob.length,
+    outValues = outScales + 4 * rows.length;
+  rows.forEach((i, k) => {
+    outBytes.set(bytes.subarray(scales + 4 * i, scales + 4 * i + 4), outScales + 4 * k);
+    outBytes.set(bytes.subarray(values + dim * i, values + dim * (i + 1)), outValues + dim * k);
+  });
+  return outBytes;
+}
+
 const rows = [];
 async function list(dir, prefix = '') {
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -162,7 +228,13 @@ console.log(`  ${'page total'.padEnd(width)}  ${kb(total[0]).padStart(10)}  gzip
 // The widget's payload before the word vectors: its one JS file and the wasm. The
 // model's module is not part of it: it is fetched only when a reader (or source="model") asks for it.
 const onDemand = (n) => n.includes('attention_model_wasm') || n.includes('attention-compare');
-const payload = sum((n) => n.startsWith('widget/') && !onDemand(n) && (n.endsWith('.js') && n !== 'widget/attention.js' || n.endsWith('.wasm')));
-console.log(`  ${'widget JS + wasm'.padEnd(width)}  ${kb(payload[0]).padStart(10)}  gzip ${kb(payload[1]).padStart(10)}  (limit 150 KiB gzip)`);
+const payload = sum(
+  (n) => n.startsWith('widget/') && !onDemand(n) && ((n.endsWith('.js') && n !== 'widget/attention.js') || n.endsWith('.wasm')),
+);
+console.log(
+  `  ${'widget JS + wasm'.padEnd(width)}  ${kb(payload[0]).padStart(10)}  gzip ${kb(payload[1]).padStart(10)}  (limit 150 KiB gzip)`,
+);
 const model = sum((n) => n.startsWith('widget/') && onDemand(n));
-console.log(`  ${'+ on demand'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (the model's module, with model.bin; the compare view)`);
+console.log(
+  `  ${'+ on demand'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (the model's module, with model.bin; the compare view)`,
+);

@@ -17,18 +17,36 @@ import { chromium } from 'playwright-core';
 import { startServer } from './serve.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const flags = Object.fromEntries(process.argv.slice(2).filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')));
+const flags = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .filter((a) => a.startsWith('--'))
+    .map((a) => a.slice(2).split('=')),
+);
 const runs = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 30);
 const sizes = (flags.sizes ?? '8,16,32,64,128,1000').split(',').map(Number);
 const site = resolve(flags.site ?? join(root, 'build', 'site'));
 const words = 'the train left the station on time and he cashed a check at the bank of the river'.split(' ');
 const sentence = (T, shift) => Array.from({ length: T }, (_, i) => words[(i + shift) % words.length]).join(' ');
-const SECTIONS = ['step-inputs', 'step-qkv', 'shapes', 'step-scores', 'step-softmax', 'step-weighted', 'expansion', 'step-repeat', 'vectors', 'multihead'];
+const SECTIONS = [
+  'step-inputs',
+  'step-qkv',
+  'shapes',
+  'step-scores',
+  'step-softmax',
+  'step-weighted',
+  'expansion',
+  'step-repeat',
+  'vectors',
+  'multihead',
+];
 
 // In the page: time `kind` of change over runs (+3 warm-up), each followed by a forced style + layout.
 // (No eval: the page may run under a Content-Security-Policy.) a, b: the two sentences alternated.
 function timeInPage({ runs, kind, a, b }) {
-  const fig = window.attentionFigure, ex = window.attentionExplainer, hand = window.attentionByHand;
+  const fig = window.attentionFigure,
+    ex = window.attentionExplainer,
+    hand = window.attentionByHand;
   const changes = {
     sentence: (k) => fig.set({ sentence: k % 2 ? a : b, word: 1 }),
     temperature: (k) => fig.set({ temperature: k % 2 ? 0.8 : 1.2 }),
@@ -40,7 +58,8 @@ function timeInPage({ runs, kind, a, b }) {
     hand: () => hand.render(),
   };
   const change = changes[kind];
-  const out = [], core = [];
+  const out = [],
+    core = [];
   for (let k = 0; k < runs + 3; k++) {
     const t0 = performance.now();
     change(k);
@@ -70,17 +89,21 @@ try {
     rows.push([T, label, await page.evaluate(timeInPage, { runs, kind, a, b })]);
   };
   for (const T of sizes) {
-    const a = sentence(T, 0), b = sentence(T, 3);
+    const a = sentence(T, 0),
+      b = sentence(T, 3);
     await page.evaluate(() => window.scrollTo(0, 0));
     for (const view of ['heatmap', 'lines', 'steps', 'heads']) {
       await page.evaluate(({ view, a }) => window.attentionFigure.set({ view, sentence: a, word: 1, temperature: 1 }), { view, a });
       await time(T, `${view}: new sentence`, 'sentence', a, b);
       await time(T, `${view}: temperature`, 'temperature', a, b);
     }
-    await page.evaluate(({ a }) => {
-      window.attentionFigure.set({ view: 'heatmap', sentence: a, temperature: 1 });
-      window.attentionExplainer.sync(window.attentionFigure.state);
-    }, { a });
+    await page.evaluate(
+      ({ a }) => {
+        window.attentionFigure.set({ view: 'heatmap', sentence: a, temperature: 1 });
+        window.attentionExplainer.sync(window.attentionFigure.state);
+      },
+      { a },
+    );
     await time(T, 'page: heatmap + explainer', 'page', a, b);
     // Each explainer step while it is on screen (whatever else is on screen with it redraws too).
     for (const id of SECTIONS) {
@@ -92,11 +115,15 @@ try {
     await page.waitForTimeout(250);
     await time(T, 'by hand (edit a cell)', 'hand', a, b);
   }
-  console.log(`recompute + redraw, ms (median / p90 of ${runs} runs; core = the wasm core's median share), headless chromium, ${site}, ${new Date().toISOString()}`);
+  console.log(
+    `recompute + redraw, ms (median / p90 of ${runs} runs; core = the wasm core's median share), headless chromium, ${site}, ${new Date().toISOString()}`,
+  );
   console.log('   T  view                                    median     p90    core');
   const f = (x) => (x === null || x === undefined ? '' : x.toFixed(2)).padStart(7);
   for (const [T, view, r] of rows) {
-    console.log(`${String(T).padStart(4)}  ${view.padEnd(38)} ${r.refused ? '   refused (message shown)' : `${f(r.median)} ${f(r.p90)} ${f(r.core)}`}`);
+    console.log(
+      `${String(T).padStart(4)}  ${view.padEnd(38)} ${r.refused ? '   refused (message shown)' : `${f(r.median)} ${f(r.p90)} ${f(r.core)}`}`,
+    );
   }
 } finally {
   await browser.close();

@@ -75,7 +75,9 @@ export function startServer(root = 'build/site', port = 8080) {
       'Content-Length': info.size,
     });
     if (req.method === 'HEAD') return res.end();
-    createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res);
   });
   return new Promise((resolvePromise, reject) => {
     server.once('error', reject);

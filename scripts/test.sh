@@ -6,8 +6,11 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 bash scripts/setup.sh
 
-echo "== C++ format (clang-format-14 with .clang-format; bash scripts/format.sh fixes it)"
+echo "== format: C++ (clang-format-14) and JavaScript, types, CSS (prettier); bash scripts/format.sh fixes it"
 bash scripts/format.sh --check
+
+echo "== types: tsc holds wasm/attention.js and the widget to their hand-written .d.ts (tsconfig.check.json)"
+node_modules/.bin/tsc -p tsconfig.check.json
 
 echo "== native tests (Release)"
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -41,17 +41,23 @@ export type StepOptions<K extends Step = Step> = AttentionOptions & {
 };
 
 export interface HeadWeights {
-  Wq: MatrixInput; Wk: MatrixInput; Wv: MatrixInput;
-  bq?: ArrayLike<number>; bk?: ArrayLike<number>; bv?: ArrayLike<number>;
+  Wq: MatrixInput;
+  Wk: MatrixInput;
+  Wv: MatrixInput;
+  bq?: ArrayLike<number>;
+  bk?: ArrayLike<number>;
+  bv?: ArrayLike<number>;
 }
 
 /** Every intermediate of one head. Row convention: scores/scaled/weights are T×T, query rows, key columns. */
 export interface AttentionSteps {
-  Q: Matrix; K: Matrix; V: Matrix;
-  scores: Matrix;   // raw scores
-  scaled: Matrix;   // after ÷√d_k and ÷temperature; masked entries are -Infinity
-  weights: Matrix;  // softmax; rows sum to 1 (columns in the column convention)
-  output: Matrix;   // weights · V  (V · A in the column convention)
+  Q: Matrix;
+  K: Matrix;
+  V: Matrix;
+  scores: Matrix; // raw scores
+  scaled: Matrix; // after ÷√d_k and ÷temperature; masked entries are -Infinity
+  weights: Matrix; // softmax; rows sum to 1 (columns in the column convention)
+  output: Matrix; // weights · V  (V · A in the column convention)
 }
 
 export interface MultiHeadResult<K extends Step = Step> {
@@ -159,9 +165,13 @@ export interface ModelRun<K extends Step = Step> {
 /** One head's learnt projections: Q = LN1(x)·Wq + bq, K = LN1(x)·Wk + bk, V = LN1(x)·Wv + bv. */
 export interface ModelHeadWeights {
   /** d_model × d_k each. */
-  Wq: Matrix; Wk: Matrix; Wv: Matrix;
+  Wq: Matrix;
+  Wk: Matrix;
+  Wv: Matrix;
   /** d_k entries each. */
-  bq: Float32Array; bk: Float32Array; bv: Float32Array;
+  bq: Float32Array;
+  bk: Float32Array;
+  bv: Float32Array;
 }
 
 /** One layer's learnt attention weights: MultiHead = concat(head₁ … head_h)·Wo + bo. */
@@ -241,8 +251,11 @@ export interface AttentionCore {
   /** Column convention (by hand): X is d_model × T, Q = Wq X, scores = Kᵀ Q, softmax down columns. */
   attentionByColumns<K extends Step = Step>(X: MatrixInput, weights: HeadWeights, options?: StepOptions<K>): Pick<AttentionSteps, K>;
   /** concat(head₁ … head_h)·Wo + bo; `keep` picks each head's steps, concat and output always come back. */
-  multiHead<K extends Step = Step>(X: MatrixInput, weights: { heads: HeadWeights[]; Wo: MatrixInput; bo?: ArrayLike<number> },
-            options?: StepOptions<K>): MultiHeadResult<K>;
+  multiHead<K extends Step = Step>(
+    X: MatrixInput,
+    weights: { heads: HeadWeights[]; Wo: MatrixInput; bo?: ArrayLike<number> },
+    options?: StepOptions<K>,
+  ): MultiHeadResult<K>;
   /** The terms behind query i's row: products row j = q_i∘k_j (sums to the dot score), weighted row j = α(i,j)·v_j (rows sum to output i). */
   queryTerms(steps: Pick<AttentionSteps, 'Q' | 'K' | 'V' | 'weights'>, query: number): { products: Matrix; weighted: Matrix };
   /** output = weights · V for weights of your own (T_q × T_k; e.g. softmax(scaled, { axis: 'columns' })) and values V (T_k × d_v). */
@@ -269,6 +282,8 @@ export interface AttentionCore {
    * loadAttentionWithModel(); loadAttention()'s module throws.
    */
   loadModel(bytes: Uint8Array | ArrayBuffer): LanguageModel;
+  /** The wasm memory, for leak tests: heap size, bytes in use by malloc, live Embind handles and objects (null where the build has no count). */
+  memory(): { heapBytes: number; mallocBytes: number; emvalHandles: number | null; liveObjects: number | null };
 }
 
 export interface LoadOptions {

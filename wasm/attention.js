@@ -1,6 +1,7 @@
 // The friendly JS API over the WebAssembly attention core (types in attention.d.ts).
 // It only converts: plain arrays or Float32Arrays in, {rows, cols, data} matrices out, and the core's
 // errors rethrown as AttentionError. Every number comes from the C++ core.
+// @ts-check
 import createAttentionModule from './attention_wasm.js';
 
 /** Raised for every shape or value problem; the message is the C++ core's. */
@@ -92,6 +93,7 @@ function keepMask(keep) {
 
 // Options are checked for type here because a wrongly typed value would otherwise throw inside
 // Embind's conversion, in the middle of a wasm call.
+/** @param {any} [options] anything a caller passes; checked here */
 function asOptions(options = {}) {
   if (options === null || typeof options !== 'object') throw new AttentionError('options must be an object');
   const out = {};
@@ -110,7 +112,11 @@ function asOptions(options = {}) {
   if (options.keep !== undefined) out.keep = keepMask(options.keep);
   if (options.additive) {
     const { W1, W2, v } = options.additive;
-    out.additive = { W1: asMatrix(W1, 'additive.W1'), W2: asMatrix(W2, 'additive.W2'), v: asVector(v, 'additive.v') ?? new Float32Array(0) };
+    out.additive = {
+      W1: asMatrix(W1, 'additive.W1'),
+      W2: asMatrix(W2, 'additive.W2'),
+      v: asVector(v, 'additive.v') ?? new Float32Array(0),
+    };
   }
   return out;
 }
@@ -135,6 +141,7 @@ function checked(result) {
 }
 
 /** Instantiates the wasm module. Under node pass {wasmBinary}; in a browser the .wasm beside the glue is fetched. */
+/** @param {import('./attention.js').LoadOptions} [options] @returns {Promise<import('./attention.js').AttentionCore>} */
 export async function loadAttention(options = {}) {
   return wrap(await createAttentionModule(options));
 }
@@ -144,16 +151,23 @@ export async function loadAttention(options = {}) {
  * attention_model_wasm.js + .wasm, beside this file unless options.locateFile says where (it is asked for
  * 'attention_model_wasm.js' as well as for the .wasm). Under node pass {wasmBinary} (attention_model_wasm.wasm).
  */
+/** @param {import('./attention.js').LoadOptions} [options] @returns {Promise<import('./attention.js').AttentionCore>} */
 export async function loadAttentionWithModel(options = {}) {
   // A computed specifier, so bundlers leave the model's glue out of the page's and widget's bundles.
   const beside = new URL('./', import.meta.url).href;
-  const glue = typeof options.locateFile === 'function'
-    ? new URL(options.locateFile('attention_model_wasm.js', beside), beside).href
-    : new URL('attention_model_wasm.js', beside).href;
+  const glue =
+    typeof options.locateFile === 'function'
+      ? new URL(options.locateFile('attention_model_wasm.js', beside), beside).href
+      : new URL('attention_model_wasm.js', beside).href;
   const { default: createAttentionModelModule } = await import(glue);
   return wrap(await createAttentionModelModule(options));
 }
 
+/**
+ * The friendly API over the raw Embind module: attention.d.ts is its contract, and tsc (tsconfig.check.json,
+ * run by scripts/test.sh) holds this object to it.
+ * @returns {import('./attention.js').AttentionCore}
+ */
 function wrap(raw) {
   class WordVectors {
     #handle;
@@ -211,6 +225,7 @@ function wrap(raw) {
       this.#handle = handle;
       Object.assign(this, handle.info());
     }
+    /** @param {string} sentence @param {{ top?: number, keep?: readonly string[] }} [options] */
     run(sentence, { top = 5, keep } = {}) {
       if (!this.#handle) throw new AttentionError('this model was deleted');
       if (typeof sentence !== 'string') throw new AttentionError('run needs a string');
@@ -269,7 +284,9 @@ function wrap(raw) {
       if (!steps || typeof steps !== 'object') throw new AttentionError('queryTerms needs the steps of an attention call');
       if (!Number.isInteger(query)) throw new AttentionError(`query must be a whole number, got ${JSON.stringify(query)}`);
       const { Q, K, V, weights } = steps;
-      return checked(raw.queryTerms({ Q: asMatrix(Q, 'Q'), K: asMatrix(K, 'K'), V: asMatrix(V, 'V'), weights: asMatrix(weights, 'weights') }, query));
+      return checked(
+        raw.queryTerms({ Q: asMatrix(Q, 'Q'), K: asMatrix(K, 'K'), V: asMatrix(V, 'V'), weights: asMatrix(weights, 'weights') }, query),
+      );
     },
     weightedSum(weights, V) {
       return checked(raw.weightedSum(asMatrix(weights, 'weights'), asMatrix(V, 'V')));
@@ -320,7 +337,8 @@ function wrap(raw) {
         handle.delete();
         throw new AttentionError(error.message);
       }
-      return new LanguageModel(handle);
+      // Its hyper-parameters and captions come from the binding's info(), which tsc cannot see.
+      return /** @type {import('./attention.js').LanguageModel} */ (/** @type {unknown} */ (new LanguageModel(handle)));
     },
   };
 }

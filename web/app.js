@@ -1,13 +1,15 @@
 // The full page: one store (lib/store.js) holds the lesson's whole state, which also lives in the URL
 // (?sentence=…&view=…&word=…, see lib/state.js), so a copied link or iframe reproduces what the reader
-// sees; &embed=1 shows the figure alone (for iframes), &theme=light|dark forces a theme. Every part of
+// sees; &embed=1 shows the figure alone (for iframes), with the controls that &controls= names (the
+// widget's `controls` vocabulary; all by default), and tells the frame's parent its height (below);
+// &theme=light|dark forces a theme. Every part of
 // the page renders from that store: the figure (the same Figure class the <attention-figure> widget
 // uses), the formula above it, the step-by-step walkthrough, the by-hand sheet and the guided tour.
 // All maths happens in the wasm core, once per change (lib/compute.js).
 import { ByHand } from './lib/byhand/byhand.js';
 import { Figure } from './lib/figure/figure.js';
 import { FormulaLine } from './lib/figure/formula.js';
-import { CONTROLS, THEMES, fromParams, toParams } from './lib/state.js';
+import { CONTROLS, THEMES, fromParams, parseControls, toParams } from './lib/state.js';
 import { Store } from './lib/store.js';
 import { adoptFigureStyles } from './lib/styles.js';
 import { Tour } from './lib/tour.js';
@@ -16,6 +18,7 @@ import { Walkthrough } from './lib/walkthrough/walkthrough.js';
 const params = new URLSearchParams(location.search);
 const embed = params.get('embed') === '1';
 const theme = THEMES.includes(params.get('theme')) ? params.get('theme') : 'auto';
+const controls = embed ? params.get('controls') : null;
 document.documentElement.dataset.theme = theme;
 if (embed) document.documentElement.classList.add('embed');
 adoptFigureStyles(document);
@@ -25,11 +28,16 @@ const store = new Store(fromParams(params), { preloadVectors: !embed });
 const writeURL = () => {
   const p = toParams(store.state);
   if (embed) p.set('embed', '1');
+  if (controls !== null) p.set('controls', controls);
   if (theme !== 'auto') p.set('theme', theme);
   history.replaceState(null, '', `${location.pathname}?${p}`);
 };
 const figure = new Figure(document.getElementById('figure'), {
-  store, controls: new Set(CONTROLS), disclose: true, showStatus: true, theme,
+  store,
+  controls: parseControls(controls, CONTROLS),
+  disclose: true,
+  showStatus: true,
+  theme,
   shareBase: () => location.origin + location.pathname,
   onUserChange: writeURL,
   onFirstDraw: () => document.documentElement.classList.add('figure-drawn'),
@@ -37,12 +45,24 @@ const figure = new Figure(document.getElementById('figure'), {
 // The tour sets the state stop by stop: the URL follows.
 store.subscribe((state) => state.tour !== null && writeURL());
 
+// In a frame, the page says how tall it is whenever that changes, so the parent can fit the frame to
+// it (README.md, "Or an iframe"): { type: 'attention-figure:height', height } in CSS pixels. The height
+// is no secret, so any parent may hear it ('*'); the parent tells frames apart by event.source.
+if (embed && window.parent !== window) {
+  let sent = 0;
+  new ResizeObserver(() => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height !== sent) window.parent.postMessage({ type: 'attention-figure:height', height: (sent = height) }, '*');
+  }).observe(document.documentElement);
+}
+
 if (!embed) {
   new FormulaLine(document.getElementById('formula'), store);
   // The parts below the figure are built after its first paint, so they never delay it.
   const rest = () => {
     const walkthrough = new Walkthrough(document.getElementById('explainer'), {
-      store, onUserChange: writeURL,
+      store,
+      onUserChange: writeURL,
       // The page has one Heads control, in the figure's options (shown with the heads view).
       showHeadsControl: () => {
         figure.change({ view: 'heads' });

@@ -12,18 +12,25 @@
     early[file] = { url: new URL(file, document.baseURI).href, result: result };
   }
   function compile(file) {
-    start(file, typeof WebAssembly === 'object' && typeof WebAssembly.compileStreaming === 'function'
-      ? WebAssembly.compileStreaming(fetch(file))
-      : Promise.reject(new Error('this browser cannot compile WebAssembly while it downloads')));
+    start(
+      file,
+      typeof WebAssembly === 'object' && typeof WebAssembly.compileStreaming === 'function'
+        ? WebAssembly.compileStreaming(fetch(file))
+        : Promise.reject(new Error('this browser cannot compile WebAssembly while it downloads')),
+    );
   }
   function read(file) {
-    start(file, fetch(file).then(function (response) {
-      if (!response.ok) throw new Error(file + ': HTTP ' + response.status);
-      return response.arrayBuffer();
-    }));
+    start(
+      file,
+      fetch(file).then(function (response) {
+        if (!response.ok) throw new Error(file + ': HTTP ' + response.status);
+        return response.arrayBuffer();
+      }),
+    );
   }
   // The word vectors serve the figure and, below it, the walkthrough (even when the figure shows the model).
   compile('attention_wasm.wasm');
+  read('vectors-first.bin'); // the frequent words: the first figure draws from these
   read('vectors.bin');
   if (new URLSearchParams(location.search).get('source') === 'model') {
     compile('attention_model_wasm.wasm');

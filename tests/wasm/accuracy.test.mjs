@@ -10,7 +10,7 @@ import { load } from './load.mjs';
 let core;
 before(async () => ({ core } = await load()));
 
-const u = 2 ** -24;  // float32's unit roundoff
+const u = 2 ** -24; // float32's unit roundoff
 
 function gaussian(seed) {
   let s = seed >>> 0;
@@ -22,9 +22,9 @@ function gaussian(seed) {
 function largeScores(T, d, dv, options, target, seed) {
   const g = gaussian(seed);
   const Q = Float64Array.from({ length: T * d }, g);
-  const K = Float64Array.from({ length: T * d }, (_, i) => 0.8 * Q[(((Math.floor(i / d) * 5 + 1) % T) * d) + (i % d)] + 0.2 * g());
+  const K = Float64Array.from({ length: T * d }, (_, i) => 0.8 * Q[((Math.floor(i / d) * 5 + 1) % T) * d + (i % d)] + 0.2 * g());
   const V = Float32Array.from({ length: T * dv }, () => 4 * g());
-  const divisor = Math.sqrt(d) * Math.fround(options.temperature ?? 1);  // the core's temperature is a float32
+  const divisor = Math.sqrt(d) * Math.fround(options.temperature ?? 1); // the core's temperature is a float32
   let largest = 0;
   for (let i = 0; i < T; i++)
     for (let j = 0; j < T; j++) {
@@ -41,10 +41,12 @@ function largeScores(T, d, dv, options, target, seed) {
  * float64 sum may be off by: d·2⁻⁵³·Σ|q·k| (on this side and in the core's double sums alike).
  */
 function exactScores({ Q, K, divisor }, T, d, options) {
-  const s = new Float64Array(T * T), slack = new Float64Array(T * T);
+  const s = new Float64Array(T * T),
+    slack = new Float64Array(T * T);
   for (let i = 0; i < T; i++)
     for (let j = 0; j < T; j++) {
-      let dot = 0, magnitude = 0;
+      let dot = 0,
+        magnitude = 0;
       for (let p = 0; p < d; p++) {
         dot += Q[i * d + p] * K[j * d + p];
         magnitude += Math.abs(Q[i * d + p] * K[j * d + p]);
@@ -84,22 +86,49 @@ function viaProjections({ Q, K, V }, T, d, dv) {
     X.set(K.subarray(t * d, (t + 1) * d), t * width + d);
     X.set(V.subarray(t * dv, (t + 1) * dv), t * width + 2 * d);
   }
-  const selector = (from, cols) => ({ rows: width, cols, data: Float32Array.from({ length: width * cols }, (_, i) => (Math.floor(i / cols) === from + (i % cols) ? 1 : 0)) });
+  const selector = (from, cols) => ({
+    rows: width,
+    cols,
+    data: Float32Array.from({ length: width * cols }, (_, i) => (Math.floor(i / cols) === from + (i % cols) ? 1 : 0)),
+  });
   return { X: { rows: T, cols: width, data: X }, weights: { Wq: selector(0, d), Wk: selector(d, d), Wv: selector(2 * d, dv) } };
 }
 
 const CASES = [];
-for (const [T, d, dv] of [[17, 8, 5], [70, 64, 16], [130, 24, 7]])
-  for (const [temperature, causal, padded] of [[1, false, false], [0.5, true, false], [1.7, false, true]])
-    for (const target of [250, 1900]) CASES.push({ T, d, dv, options: { temperature, causal, ...(padded && { keyPadding: Array.from({ length: T }, (_, j) => j % 3 === 1) }) }, target });
+for (const [T, d, dv] of [
+  [17, 8, 5],
+  [70, 64, 16],
+  [130, 24, 7],
+])
+  for (const [temperature, causal, padded] of [
+    [1, false, false],
+    [0.5, true, false],
+    [1.7, false, true],
+  ])
+    for (const target of [250, 1900])
+      CASES.push({
+        T,
+        d,
+        dv,
+        options: { temperature, causal, ...(padded && { keyPadding: Array.from({ length: T }, (_, j) => j % 3 === 1) }) },
+        target,
+      });
 
 test('at large scores the wasm core rounds each scaled score once and stays at the float32 floor', () => {
-  let worstScore = 0, worstFloor = 0, worstCore = 0, worstPaths = 0;
+  let worstScore = 0,
+    worstFloor = 0,
+    worstCore = 0,
+    worstPaths = 0;
   CASES.forEach(({ T, d, dv, options, target }, n) => {
     const c = largeScores(T, d, dv, options, target, 17 + n);
     const { X, weights } = viaProjections(c, T, d, dv);
     const steps = core.attention(X, weights, { ...options, keep: ['scaled', 'output'] });
-    const streamed = core.attentionOutput({ rows: T, cols: d, data: c.Q }, { rows: T, cols: d, data: c.K }, { rows: T, cols: dv, data: c.V }, options);
+    const streamed = core.attentionOutput(
+      { rows: T, cols: d, data: c.Q },
+      { rows: T, cols: d, data: c.K },
+      { rows: T, cols: dv, data: c.V },
+      options,
+    );
     const { s: exact, slack } = exactScores(c, T, d, options);
     for (let k = 0; k < exact.length; k++) {
       if (exact[k] === -Infinity) {
@@ -109,7 +138,8 @@ test('at large scores the wasm core rounds each scaled score once and stays at t
       // Correctly rounded: within half an ulp (u·|s|), up to what the float64 sums themselves may be off.
       worstScore = Math.max(worstScore, Math.abs(steps.scaled.data[k] - exact[k]) / (u * Math.abs(exact[k]) + slack[k]));
     }
-    const floor = outputOf(exact.map(Math.fround), c.V, T, dv), truth = outputOf(exact, c.V, T, dv);
+    const floor = outputOf(exact.map(Math.fround), c.V, T, dv),
+      truth = outputOf(exact, c.V, T, dv);
     const maxV = c.V.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
     for (let k = 0; k < floor.length; k++) {
       worstFloor = Math.max(worstFloor, Math.abs(floor[k] - truth[k]));
@@ -117,7 +147,9 @@ test('at large scores the wasm core rounds each scaled score once and stays at t
       worstPaths = Math.max(worstPaths, Math.abs(streamed.data[k] - steps.output.data[k]) / maxV);
     }
   });
-  console.log(`wasm, large scores: scaled scores at ${worstScore.toFixed(4)} of the correct-rounding bound; |core − floor| ≤ ${worstCore.toExponential(2)}·max|V| (the floor itself is ${worstFloor.toExponential(2)} from exact); |attentionOutput − attention().output| ≤ ${worstPaths.toExponential(2)}·max|V|`);
+  console.log(
+    `wasm, large scores: scaled scores at ${worstScore.toFixed(4)} of the correct-rounding bound; |core − floor| ≤ ${worstCore.toExponential(2)}·max|V| (the floor itself is ${worstFloor.toExponential(2)} from exact); |attentionOutput − attention().output| ≤ ${worstPaths.toExponential(2)}·max|V|`,
+  );
   assert.ok(worstScore <= 1, `a scaled score is ${worstScore} times as far from exact as correct rounding allows`);
   // Float rounding after the scores: a few dozen u of max |V| (tests/core/test_accuracy.cpp derives it).
   assert.ok(worstCore <= 2e-6, `the output is ${worstCore}·max|V| from the floor`);

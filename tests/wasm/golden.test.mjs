@@ -59,12 +59,22 @@ function readCases(buffer) {
   const cases = [];
   for (let i = 0; i < count; i++) {
     const c = {
-      variant: view.getUint8(at), score: view.getUint8(at + 1), flags: view.getUint8(at + 2),
-      xExp: view.getInt8(at + 3), wExp: view.getInt8(at + 4), heads: view.getUint8(at + 5),
-      N: view.getUint16(at + 6, true), T: view.getUint16(at + 8, true), d: view.getUint16(at + 10, true),
-      dk: view.getUint16(at + 12, true), dv: view.getUint16(at + 14, true), da: view.getUint16(at + 16, true),
-      temperature: view.getFloat32(at + 18, true), constant: view.getFloat32(at + 22, true),
-      seed: view.getUint32(at + 26, true), inputSum: view.getFloat64(at + 30, true),
+      variant: view.getUint8(at),
+      score: view.getUint8(at + 1),
+      flags: view.getUint8(at + 2),
+      xExp: view.getInt8(at + 3),
+      wExp: view.getInt8(at + 4),
+      heads: view.getUint8(at + 5),
+      N: view.getUint16(at + 6, true),
+      T: view.getUint16(at + 8, true),
+      d: view.getUint16(at + 10, true),
+      dk: view.getUint16(at + 12, true),
+      dv: view.getUint16(at + 14, true),
+      da: view.getUint16(at + 16, true),
+      temperature: view.getFloat32(at + 18, true),
+      constant: view.getFloat32(at + 22, true),
+      seed: view.getUint32(at + 26, true),
+      inputSum: view.getFloat64(at + 30, true),
     };
     const n = view.getUint32(at + 38, true);
     at += 42;
@@ -120,10 +130,12 @@ class Checker {
   weightsOf(actual, c, byColumns = false) {
     const { rows, cols, data } = actual;
     const ref = this.take(c, rows, cols);
-    const lines = byColumns ? cols : rows, len = byColumns ? rows : cols;
+    const lines = byColumns ? cols : rows,
+      len = byColumns ? rows : cols;
     const at = (i, j) => (byColumns ? j * cols + i : i * cols + j);
     for (let i = 0; i < lines; i++) {
-      let scale = 0, diff = 0;
+      let scale = 0,
+        diff = 0;
       for (let j = 0; j < len; j++) {
         assert.ok(Number.isFinite(data[at(i, j)]), 'finite weights');
         scale = Math.max(scale, Math.abs(ref[at(i, j)]));
@@ -154,7 +166,8 @@ function padding(rng, c) {
 function runCase(c, check) {
   const rng = new Rng(c.seed);
   c.at = 0;
-  const causal = Boolean(c.flags & 1), bias = Boolean(c.flags & 2);
+  const causal = Boolean(c.flags & 1),
+    bias = Boolean(c.flags & 2);
   if (c.variant <= 3 || c.variant === 5) {
     const byColumns = c.variant === 5;
     const X = byColumns ? rng.matrix(c.d, c.T, c.xExp) : rng.matrix(c.T, c.d, c.xExp);
@@ -167,10 +180,11 @@ function runCase(c, check) {
       options.additive = { W1: rng.matrix(c.da, c.dk, c.wExp), W2: rng.matrix(c.da, c.dk, c.wExp), v: rng.vector(c.da, c.wExp) };
     }
     options.keyPadding = padding(rng, c);
-    assert.equal(rng.total, c.inputSum, 'the inputs are the generator\'s');
+    assert.equal(rng.total, c.inputSum, "the inputs are the generator's");
     const s = byColumns ? core.attentionByColumns(X, w, options) : core.attention(X, w, options);
     check.weightsOf(s.weights, c, byColumns);
-    if (byColumns) {  // Z = V·A: compare transposes in the row layout
+    if (byColumns) {
+      // Z = V·A: compare transposes in the row layout
       const magnitude = mul(abs(transpose(s.weights)), absAffine(transpose(X), transpose(w.Wv), w.bv));
       const ref = transpose({ rows: c.dv, cols: c.T, data: check.take(c, c.dv, c.T) });
       check.outputOf(transpose(s.output), magnitude, ref.data);
@@ -192,7 +206,12 @@ function runCase(c, check) {
     // torch's head h is columns [h·d_k, (h+1)·d_k) of W_Q = in_proj_weight[:E]ᵀ (what split_heads does).
     const heads = Array.from({ length: c.heads }, (_, h) => {
       const head = { Wq: columns(Wq, h * c.dk, c.dk), Wk: columns(Wk, h * c.dk, c.dk), Wv: columns(Wv, h * c.dv, c.dv) };
-      if (b) Object.assign(head, { bq: b[0].subarray(h * c.dk, (h + 1) * c.dk), bk: b[1].subarray(h * c.dk, (h + 1) * c.dk), bv: b[2].subarray(h * c.dv, (h + 1) * c.dv) });
+      if (b)
+        Object.assign(head, {
+          bq: b[0].subarray(h * c.dk, (h + 1) * c.dk),
+          bk: b[1].subarray(h * c.dk, (h + 1) * c.dk),
+          bv: b[2].subarray(h * c.dv, (h + 1) * c.dv),
+        });
       return head;
     });
     const weights = { heads, Wo, ...(b ? { bo: b[3] } : {}) };
@@ -228,7 +247,9 @@ test('the wasm module matches the float64 PyTorch reference: ≥ 1,000 cases per
   }
   VARIANTS.forEach((name, v) => {
     const { weights, output, compared } = checks[v];
-    console.log(`golden wasm ${name}: ${counts[v]} cases, ${compared} values; max relative error: weights ${weights.toExponential(3)}, outputs ${output.toExponential(3)}`);
+    console.log(
+      `golden wasm ${name}: ${counts[v]} cases, ${compared} values; max relative error: weights ${weights.toExponential(3)}, outputs ${output.toExponential(3)}`,
+    );
     assert.ok(counts[v] >= 1000, `${name}: ${counts[v]} cases`);
     assert.ok(weights <= BOUND, `${name}: weights error ${weights}`);
     assert.ok(output <= BOUND, `${name}: output error ${output}`);

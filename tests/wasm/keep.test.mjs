@@ -17,8 +17,7 @@ const rand = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2
 const matrix = (rows, cols) => ({ rows, cols, data: Float32Array.from({ length: rows * cols }, rand) });
 
 /** Every subset of the seven steps (128 of them), as arrays in a shuffled-looking order. */
-const subsets = Array.from({ length: 1 << STEPS.length }, (_, mask) =>
-  STEPS.filter((_, i) => mask & (1 << i)).reverse());
+const subsets = Array.from({ length: 1 << STEPS.length }, (_, mask) => STEPS.filter((_, i) => mask & (1 << i)).reverse());
 
 /** `kept` has exactly the fields `keep` names, each equal (bit for bit) to the same field of `all`. */
 function assertKept(kept, all, keep, what) {
@@ -27,15 +26,21 @@ function assertKept(kept, all, keep, what) {
 }
 
 test('without keep every call returns all seven steps, as before', () => {
-  const X = matrix(5, 4), head = { Wq: matrix(4, 3), Wk: matrix(4, 3), Wv: matrix(4, 2) };
-  for (const steps of [core.attention(X, head), core.attentionByColumns(matrix(4, 5), { Wq: matrix(3, 4), Wk: matrix(3, 4), Wv: matrix(2, 4) }),
-    core.parameterFree(X, 2), core.multiHead(X, { heads: [head], Wo: matrix(2, 4) }).heads[0]]) {
+  const X = matrix(5, 4),
+    head = { Wq: matrix(4, 3), Wk: matrix(4, 3), Wv: matrix(4, 2) };
+  for (const steps of [
+    core.attention(X, head),
+    core.attentionByColumns(matrix(4, 5), { Wq: matrix(3, 4), Wk: matrix(3, 4), Wv: matrix(2, 4) }),
+    core.parameterFree(X, 2),
+    core.multiHead(X, { heads: [head], Wo: matrix(2, 4) }).heads[0],
+  ]) {
     assert.deepEqual(Object.keys(steps), STEPS);
   }
 });
 
 test('attention returns exactly the kept steps, with the same numbers, for every subset', () => {
-  const X = matrix(6, 5), head = { Wq: matrix(5, 4), Wk: matrix(5, 4), Wv: matrix(5, 3), bq: [0.1, 0.2, 0.3, 0.4] };
+  const X = matrix(6, 5),
+    head = { Wq: matrix(5, 4), Wk: matrix(5, 4), Wv: matrix(5, 3), bq: [0.1, 0.2, 0.3, 0.4] };
   const options = { causal: true, temperature: 0.7, keyPadding: [0, 0, 1, 0, 0, 0] };
   const all = core.attention(X, head, options);
   for (const keep of subsets) assertKept(core.attention(X, head, { ...options, keep }), all, keep, 'attention');
@@ -46,12 +51,21 @@ test('parameterFree, attentionByColumns, multiHead and the model keep what they 
   const some = [['weights'], ['weights', 'scaled'], ['Q', 'K', 'V', 'output'], ['scores', 'weights', 'scaled', 'output'], []];
   for (const keep of some) {
     assertKept(core.parameterFree(X, 2, { causal: true, keep }), core.parameterFree(X, 2, { causal: true }), keep, 'parameterFree');
-    const cols = matrix(4, 7), byColumns = { Wq: matrix(3, 4), Wk: matrix(3, 4), Wv: matrix(2, 4) };
-    assertKept(core.attentionByColumns(cols, byColumns, { score: 'dot', keep }), core.attentionByColumns(cols, byColumns, { score: 'dot' }),
-      keep, 'attentionByColumns');
-    const heads = [{ Wq: matrix(4, 2), Wk: matrix(4, 2), Wv: matrix(4, 2) }, { Wq: matrix(4, 2), Wk: matrix(4, 2), Wv: matrix(4, 2) }];
+    const cols = matrix(4, 7),
+      byColumns = { Wq: matrix(3, 4), Wk: matrix(3, 4), Wv: matrix(2, 4) };
+    assertKept(
+      core.attentionByColumns(cols, byColumns, { score: 'dot', keep }),
+      core.attentionByColumns(cols, byColumns, { score: 'dot' }),
+      keep,
+      'attentionByColumns',
+    );
+    const heads = [
+      { Wq: matrix(4, 2), Wk: matrix(4, 2), Wv: matrix(4, 2) },
+      { Wq: matrix(4, 2), Wk: matrix(4, 2), Wv: matrix(4, 2) },
+    ];
     const weights = { heads, Wo: matrix(4, 4) };
-    const full = core.multiHead(X, weights), kept = core.multiHead(X, weights, { keep });
+    const full = core.multiHead(X, weights),
+      kept = core.multiHead(X, weights, { keep });
     kept.heads.forEach((h, i) => assertKept(h, full.heads[i], keep, `multiHead head ${i}`));
     assert.deepEqual(kept.concat, full.concat, 'multiHead concat comes back whatever keep says');
     assert.deepEqual(kept.output, full.output, 'multiHead output comes back whatever keep says');
@@ -78,8 +92,13 @@ test('parameterFree, attentionByColumns, multiHead and the model keep what they 
 test('keep refuses what is not a list of step names', () => {
   const X = matrix(3, 2);
   const throwsWith = (fn, pattern) => assert.throws(fn, (e) => e instanceof api.AttentionError && pattern.test(e.message), String(pattern));
-  throwsWith(() => core.parameterFree(X, 1, { keep: ['weights', 'attention'] }), /keep: unknown step "attention"; use Q, K, V, scores, scaled, weights, output/);
+  throwsWith(
+    () => core.parameterFree(X, 1, { keep: ['weights', 'attention'] }),
+    /keep: unknown step "attention"; use Q, K, V, scores, scaled, weights, output/,
+  );
   throwsWith(() => core.parameterFree(X, 1, { keep: 'weights' }), /keep must be an array of step names/);
-  throwsWith(() => core.multiHead(X, { heads: [{ Wq: [[1], [0]], Wk: [[1], [0]], Wv: [[1], [0]] }], Wo: [[1]] }, { keep: [1] }),
-    /unknown step 1/);
+  throwsWith(
+    () => core.multiHead(X, { heads: [{ Wq: [[1], [0]], Wk: [[1], [0]], Wv: [[1], [0]] }], Wo: [[1]] }, { keep: [1] }),
+    /unknown step 1/,
+  );
 });

@@ -73,7 +73,11 @@ test('every layer, head, rollout and prediction matches PyTorch to 1e-4', () => 
     let worst = 0;
     for (const c of golden.cases) {
       const run = model.run(c.sentence, { top: 5 });
-      assert.deepEqual(run.tokens.map(({ text, lookup, matched, id }) => ({ text, lookup, matched, id })), c.tokens, c.name);
+      assert.deepEqual(
+        run.tokens.map(({ text, lookup, matched, id }) => ({ text, lookup, matched, id })),
+        c.tokens,
+        c.name,
+      );
       worst = Math.max(worst, assertCloseRows(run.input, c.m.input, 1e-4, `${c.name} input`));
       run.layers.forEach((layer, l) => {
         layer.heads.forEach((head, h) => {
@@ -111,7 +115,8 @@ test('the model object: hyperparameters, captions, heads steps', () => {
     }
     const run = model.run('the train left the station on time');
     const head = run.layers[0].heads[0];
-    for (const m of [head.Q, head.K, head.V, head.scores, head.scaled, head.weights, head.output]) assert.ok(m.data instanceof Float32Array);
+    for (const m of [head.Q, head.K, head.V, head.scores, head.scaled, head.weights, head.output])
+      assert.ok(m.data instanceof Float32Array);
     assert.equal(head.weights.rows, 7);
     assert.equal(head.weights.data[1], 0, 'causal: the first word does not see the second');
     assert.equal(run.predictions.length, 5);
@@ -134,7 +139,7 @@ function affine(a, B, b) {
   return out;
 }
 
-test('each layer\'s attention input and learnt weights give its heads\' Q, K, V and its W_O mixing', () => {
+test("each layer's attention input and learnt weights give its heads' Q, K, V and its W_O mixing", () => {
   const model = core.loadModel(modelBytes);
   try {
     const run = model.run('the train left the station on time');
@@ -166,7 +171,12 @@ test('each layer\'s attention input and learnt weights give its heads\' Q, K, V 
       assert.deepEqual([layer.concat.rows, layer.concat.cols], [T, model.heads * dk]);
       layer.heads.forEach((steps, h) => {
         for (let r = 0; r < T; r++) {
-          for (let c = 0; c < dk; c++) assert.equal(layer.concat.data[r * layer.concat.cols + h * dk + c], steps.output.data[r * dk + c], `L${l} concat (${r}, ${h * dk + c})`);
+          for (let c = 0; c < dk; c++)
+            assert.equal(
+              layer.concat.data[r * layer.concat.cols + h * dk + c],
+              steps.output.data[r * dk + c],
+              `L${l} concat (${r}, ${h * dk + c})`,
+            );
         }
       });
       assertCloseRows(layer.multiHeadOutput, affine(layer.concat, w.Wo, w.bo), 1e-4, `L${l} multiHeadOutput = concat·Wo + bo`);
@@ -187,39 +197,61 @@ test('attentionWeights refuses a layer out of range as an AttentionError naming 
   const model = core.loadModel(modelBytes);
   try {
     for (const layer of [2, -1, 1e12]) {
-      assert.throws(() => model.attentionWeights(layer),
-        (e) => e instanceof api.AttentionError && /out of range: the model has 2 layers, numbered 0 to 1/.test(e.message), `layer ${layer}`);
+      assert.throws(
+        () => model.attentionWeights(layer),
+        (e) => e instanceof api.AttentionError && /out of range: the model has 2 layers, numbered 0 to 1/.test(e.message),
+        `layer ${layer}`,
+      );
     }
     for (const layer of [1.5, '0', undefined, NaN]) {
-      assert.throws(() => model.attentionWeights(layer), (e) => e instanceof api.AttentionError && /whole number/.test(e.message), `layer ${layer}`);
+      assert.throws(
+        () => model.attentionWeights(layer),
+        (e) => e instanceof api.AttentionError && /whole number/.test(e.message),
+        `layer ${layer}`,
+      );
     }
   } finally {
     model.delete();
   }
-  assert.throws(() => model.attentionWeights(0), (e) => e instanceof api.AttentionError && /deleted/.test(e.message));
+  assert.throws(
+    () => model.attentionWeights(0),
+    (e) => e instanceof api.AttentionError && /deleted/.test(e.message),
+  );
 });
 
 test('the model module has the whole API; the shipped module has no model', () => {
   assert.deepEqual(Object.keys(core).sort(), Object.keys(plainCore).sort());
   assert.deepEqual(core.tokenize('The train left.'), ['the', 'train', 'left', '.']);
-  assert.throws(() => plainCore.loadModel(modelBytes), (e) => e instanceof api.AttentionError && /loadAttentionWithModel/.test(e.message));
+  assert.throws(
+    () => plainCore.loadModel(modelBytes),
+    (e) => e instanceof api.AttentionError && /loadAttentionWithModel/.test(e.message),
+  );
 });
 
 test('bad bytes and bad sentences are AttentionErrors', () => {
-  assert.throws(() => core.loadModel(new Uint8Array([1, 2, 3])), (e) => e instanceof api.AttentionError && /not a model file/.test(e.message));
+  assert.throws(
+    () => core.loadModel(new Uint8Array([1, 2, 3])),
+    (e) => e instanceof api.AttentionError && /not a model file/.test(e.message),
+  );
   const wrongMagic = modelBytes.slice();
   wrongMagic[0] = 0x58;
   assert.throws(() => core.loadModel(wrongMagic), /not a model file/);
-  assert.throws(() => core.loadModel(modelBytes.subarray(0, modelBytes.length >> 1)), (e) => e instanceof api.AttentionError && /truncated/.test(e.message));
+  assert.throws(
+    () => core.loadModel(modelBytes.subarray(0, modelBytes.length >> 1)),
+    (e) => e instanceof api.AttentionError && /truncated/.test(e.message),
+  );
   const badShape = modelBytes.slice();
-  badShape[20] = 3;  // heads = 3 does not divide d_model = 64
+  badShape[20] = 3; // heads = 3 does not divide d_model = 64
   assert.throws(() => core.loadModel(badShape), /impossible shape: heads = 3/);
   assert.throws(() => core.loadModel('model'), api.AttentionError);
 
   const model = core.loadModel(modelBytes);
   try {
     const long = Array.from({ length: 40 }, () => 'word').join(' ');
-    assert.throws(() => model.run(long), (e) => e instanceof api.AttentionError && /40 tokens but the model's context holds 32/.test(e.message));
+    assert.throws(
+      () => model.run(long),
+      (e) => e instanceof api.AttentionError && /40 tokens but the model's context holds 32/.test(e.message),
+    );
     assert.throws(() => model.run(''), /empty/);
     assert.throws(() => model.run(7), api.AttentionError);
     assert.throws(() => model.run('a', { top: -1 }), api.AttentionError);
@@ -240,12 +272,12 @@ test('runs and refusals leave the wasm heap where it was', () => {
         if (!(e instanceof api.AttentionError)) throw e;
       }
       try {
-        model.attentionWeights(i % 3);  // 2 is out of range: a refusal
+        model.attentionWeights(i % 3); // 2 is out of range: a refusal
       } catch (e) {
         if (!(e instanceof api.AttentionError)) throw e;
       }
     };
-    for (let i = 0; i < 20; i++) step(i);  // warm up: the allocator settles
+    for (let i = 0; i < 20; i++) step(i); // warm up: the allocator settles
     const before = core.memory();
     for (let i = 0; i < 400; i++) step(i);
     const after = core.memory();

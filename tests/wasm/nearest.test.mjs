@@ -12,9 +12,15 @@ let api, core, vectors, table;
 /** data/vectors.bin parsed in JS (format: data/README.md): words and de-quantised float32 rows. */
 function parseVectors(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint32(8, true), dim = view.getUint32(12, true), wordsBytes = view.getUint32(16, true);
-  const words = new TextDecoder().decode(bytes.subarray(20, 20 + wordsBytes)).split('\n').slice(0, count);
-  const scalesAt = 20 + wordsBytes, valuesAt = scalesAt + 4 * count;
+  const count = view.getUint32(8, true),
+    dim = view.getUint32(12, true),
+    wordsBytes = view.getUint32(16, true);
+  const words = new TextDecoder()
+    .decode(bytes.subarray(20, 20 + wordsBytes))
+    .split('\n')
+    .slice(0, count);
+  const scalesAt = 20 + wordsBytes,
+    valuesAt = scalesAt + 4 * count;
   const rows = new Float32Array(count * dim);
   for (let i = 0; i < count; i++) {
     const scale = view.getFloat32(scalesAt + 4 * i, true);
@@ -33,7 +39,8 @@ function reference(vector, k, exclude = []) {
   const all = [];
   for (let i = 0; i < count; i++) {
     if (skip.has(i)) continue;
-    let dot = 0, vv = 0;
+    let dot = 0,
+      vv = 0;
     for (let j = 0; j < dim; j++) {
       dot += q[j] * rows[i * dim + j];
       vv += rows[i * dim + j] * rows[i * dim + j];
@@ -101,7 +108,10 @@ test('exclude takes words and ids; k beyond what is left gives what is left', ()
   const five = vectors.nearest(q, 5);
   const rest = vectors.nearest(q, 5, { exclude: ['bank', five[1].id, 'bank'] });
   assertSame(rest, reference(q, 5, ['bank', five[1].id]), 'excluding bank and the second');
-  assert.deepEqual(rest.slice(0, 3).map((n) => n.word), [five[2].word, five[3].word, five[4].word]);
+  assert.deepEqual(
+    rest.slice(0, 3).map((n) => n.word),
+    [five[2].word, five[3].word, five[4].word],
+  );
   const everything = vectors.nearest(q, vectors.size + 10, { exclude: [0, 1, 2] });
   assert.equal(everything.length, vectors.size - 3);
   assertSame(everything.slice(-20), reference(q, vectors.size, [0, 1, 2]).slice(-20), 'the least similar');
@@ -111,8 +121,22 @@ test('refusals arrive as AttentionError with the reason', () => {
   const q = vectorOf('bank');
   const refuses = (fn, pattern) => assert.throws(fn, (e) => e instanceof api.AttentionError && pattern.test(e.message), String(pattern));
   refuses(() => vectors.nearest(q.subarray(1), 5), /49 values; the word vectors have 50/);
-  refuses(() => vectors.nearest(Array.from(q, (x, j) => (j === 7 ? NaN : x)), 5), /NaN at index 7/);
-  refuses(() => vectors.nearest(Array.from(q, (x, j) => (j === 2 ? Infinity : x)), 5), /\+Inf at index 2/);
+  refuses(
+    () =>
+      vectors.nearest(
+        Array.from(q, (x, j) => (j === 7 ? NaN : x)),
+        5,
+      ),
+    /NaN at index 7/,
+  );
+  refuses(
+    () =>
+      vectors.nearest(
+        Array.from(q, (x, j) => (j === 2 ? Infinity : x)),
+        5,
+      ),
+    /\+Inf at index 2/,
+  );
   refuses(() => vectors.nearest(new Float32Array(vectors.dim), 5), /all zeros/);
   refuses(() => vectors.nearest(q, 0), /k is 0; it must be at least 1/);
   refuses(() => vectors.nearest(q, -3), /k is -3/);
@@ -129,7 +153,7 @@ test('a deleted table refuses, and many calls leave the heap and handles where t
   const before = core.memory();
   const v = core.loadVectors(bytes);
   const q = vectorOf('train');
-  v.nearest(q, 10);  // builds the index
+  v.nearest(q, 10); // builds the index
   const warm = core.memory();
   for (let i = 0; i < 2000; i++) {
     const k = 1 + (i % 40);
@@ -138,7 +162,7 @@ test('a deleted table refuses, and many calls leave the heap and handles where t
     else assert.equal(v.nearest(q, k, { exclude: i % 2 ? ['train'] : [] }).length, k);
   }
   const after = core.memory();
-  assert.equal(after.mallocBytes, warm.mallocBytes, 'malloc\'d bytes after 2,000 calls');
+  assert.equal(after.mallocBytes, warm.mallocBytes, "malloc'd bytes after 2,000 calls");
   assert.equal(after.emvalHandles, warm.emvalHandles, 'live Embind handles');
   assert.equal(after.liveObjects, warm.liveObjects, 'live Embind objects');
   v.delete();
@@ -147,4 +171,3 @@ test('a deleted table refuses, and many calls leave the heap and handles where t
   assert.equal(freed.mallocBytes, before.mallocBytes, 'the table and its index freed');
   assert.equal(freed.liveObjects, before.liveObjects);
 });
-

@@ -11,8 +11,10 @@ import { createCompare } from '../../web/lib/compare/index.js';
 import { figureState, openWatched, startSession } from './harness.mjs';
 
 let session, browser, url, core, vectors, api;
-const CHECK = 'he cashed a check at the bank', RIVER = 'the boat drifted to the bank of the river';
-const TRAIN = 'the train left the station on time', BUS = 'the bus left the station on time';
+const CHECK = 'he cashed a check at the bank',
+  RIVER = 'the boat drifted to the bank of the river';
+const TRAIN = 'the train left the station on time',
+  BUS = 'the bus left the station on time';
 
 before(async () => {
   session = await startSession();
@@ -29,12 +31,30 @@ const row = (m, i) => m.data.subarray(i * m.cols, (i + 1) * m.cols);
 const nearest = (m, i, word) => vectors.nearest(row(m, i), 5, { exclude: [word] }).map(({ word, similarity }) => ({ word, similarity }));
 
 test('the comparison in node: the second sentence, the nearest words before and after, the difference', () => {
-  const lib = createCompare({ compute, wordOf, h: null, svgEl: null, setAttrs: null, packHex: () => 0, format4: null, num: null, labelOf: null, Heatmap: null });
+  const lib = createCompare({
+    compute,
+    wordOf,
+    h: null,
+    svgEl: null,
+    setAttrs: null,
+    packHex: () => 0,
+    format4: null,
+    num: null,
+    labelOf: null,
+    Heatmap: null,
+  });
   const sources = { core, vectors, lm: null, imported: null, edits: null, editsVersion: 0 };
-  for (const [s1, s2, word] of [[CHECK, RIVER, 'bank'], [TRAIN, BUS, 'station'], [CHECK, RIVER, 'check']]) {
+  for (const [s1, s2, word] of [
+    [CHECK, RIVER, 'bank'],
+    [TRAIN, BUS, 'station'],
+    [CHECK, RIVER, 'check'],
+  ]) {
     const state = apply(DEFAULTS, { sentence: s1, sentence2: s2, view: 'compare', word: s1.split(' ').indexOf(word) });
     const c = lib.compareOf(state, sources, compute(state, sources));
-    const a = figure(s1), b = figure(s2), i = s1.split(' ').indexOf(word), j = s2.split(' ').indexOf(word);
+    const a = figure(s1),
+      b = figure(s2),
+      i = s1.split(' ').indexOf(word),
+      j = s2.split(' ').indexOf(word);
     assert.equal(c.ok, true);
     assert.deepEqual([c.i, c.j, c.text], [i, j, word]);
     assert.deepEqual(Array.from(c.rows[0]), Array.from(row(a.weights, i)));
@@ -47,9 +67,11 @@ test('the comparison in node: the second sentence, the nearest words before and 
       assert.deepEqual(words(c.after[1]), nearest(b.output, j, word), `${word}: after, sentence 2`);
     }
     // For the notes: what the numbers say, whatever they are.
-    console.log(`# ${word} in “${s1}” / “${s2}”: before ${c.before[0].words.map((n) => `${n.word} ${n.similarity.toFixed(3)}`).join(', ')}; ` +
-      `after ${c.after[0].words.map((n) => `${n.word} ${n.similarity.toFixed(3)}`).join(', ')}` +
-      (j >= 0 ? ` | second: after ${c.after[1].words.map((n) => `${n.word} ${n.similarity.toFixed(3)}`).join(', ')}` : ''));
+    console.log(
+      `# ${word} in “${s1}” / “${s2}”: before ${c.before[0].words.map((n) => `${n.word} ${n.similarity.toFixed(3)}`).join(', ')}; ` +
+        `after ${c.after[0].words.map((n) => `${n.word} ${n.similarity.toFixed(3)}`).join(', ')}` +
+        (j >= 0 ? ` | second: after ${c.after[1].words.map((n) => `${n.word} ${n.similarity.toFixed(3)}`).join(', ')}` : ''),
+    );
     console.log(`# ${lib.compareLine(c)}`);
     if (s1.split(' ').length === s2.split(' ').length) {
       c.difference.data.forEach((v, k) => assert.equal(v, Math.fround(a.weights.data[k] - b.weights.data[k])));
@@ -77,26 +99,38 @@ test('state: the compare view and its second sentence go through the URL; a bare
 });
 
 /** What the compare view draws: each side's rows (key, weight) and nearest words, and the difference map. */
-const readCompare = (page, host = null) => page.evaluate((host) => {
-  const scope = host ? document.querySelector(host).shadowRoot : document;
-  const sides = [...scope.querySelectorAll('svg.compare-side')].map((svg) => ({
-    rows: [...svg.querySelectorAll('g.compare-row')].map((g) => [Number(g.dataset.key), Number(g.dataset.value)]),
-    neighbours: [...svg.querySelectorAll('text.neighbour')].map((t) => [t.dataset.word, Number(t.dataset.similarity)]),
-    box: svg.getBoundingClientRect().toJSON(),
-  }));
-  const canvas = scope.querySelector('.compare-diff canvas.cells');
-  const map = canvas?.attentionWeights;
-  return { sides, map: map && { ...map, data: Array.from(map.data) }, story: scope.getElementById('story').textContent, mapHidden: scope.querySelector('.compare-diff')?.hidden };
-}, host);
+const readCompare = (page, host = null) =>
+  page.evaluate((host) => {
+    const scope = host ? document.querySelector(host).shadowRoot : document;
+    const sides = [...scope.querySelectorAll('svg.compare-side')].map((svg) => ({
+      rows: [...svg.querySelectorAll('g.compare-row')].map((g) => [Number(g.dataset.key), Number(g.dataset.value)]),
+      neighbours: [...svg.querySelectorAll('text.neighbour')].map((t) => [t.dataset.word, Number(t.dataset.similarity)]),
+      box: svg.getBoundingClientRect().toJSON(),
+    }));
+    const canvas = scope.querySelector('.compare-diff canvas.cells');
+    const map = canvas?.attentionWeights;
+    return {
+      sides,
+      map: map && { ...map, data: Array.from(map.data) },
+      story: scope.getElementById('story').textContent,
+      mapHidden: scope.querySelector('.compare-diff')?.hidden,
+    };
+  }, host);
 
 test('the page draws the comparison; its difference map is the two figures’ own weights subtracted', async () => {
-  const { page, problems } = await openWatched(browser, `${url}?sentence=${encodeURIComponent(TRAIN)}&view=heatmap`, { viewport: { width: 1280, height: 900 } });
+  const { page, problems } = await openWatched(browser, `${url}?sentence=${encodeURIComponent(TRAIN)}&view=heatmap`, {
+    viewport: { width: 1280, height: 900 },
+  });
   try {
     // The two figures, as the page draws them.
     await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights);
     const w1 = (await figureState(page, null)).map;
     await page.fill('#sentence', BUS);
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights && document.getElementById('word').options[1]?.textContent === '2: bus');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#heatmap canvas.cells')?.attentionWeights &&
+        document.getElementById('word').options[1]?.textContent === '2: bus',
+    );
     const w2 = (await figureState(page, null)).map;
     await page.fill('#sentence', TRAIN);
     // The compare view, on a sentence of the reader's own (the untouched default would open on the bank pair).
@@ -108,12 +142,20 @@ test('the page draws the comparison; its difference map is the two figures’ ow
     const shown = await readCompare(page);
     const cell = (m, r, c) => m.cells.find((x) => x.row === r && x.col === c).weight;
     shown.map.data.forEach((v, n) => {
-      const r = Math.floor(n / 7), c = n % 7;
+      const r = Math.floor(n / 7),
+        c = n % 7;
       assert.ok(Math.abs(v - (cell(w1, r, c) - cell(w2, r, c))) < 1e-6, `difference (${r}, ${c})`);
     });
-    const a = figure(TRAIN), b = figure(BUS);
-    assert.deepEqual(shown.sides[0].rows.map(([, w]) => w), Array.from(row(a.weights, 4)));
-    assert.deepEqual(shown.sides[1].rows.map(([, w]) => w), Array.from(row(b.weights, 4)));
+    const a = figure(TRAIN),
+      b = figure(BUS);
+    assert.deepEqual(
+      shown.sides[0].rows.map(([, w]) => w),
+      Array.from(row(a.weights, 4)),
+    );
+    assert.deepEqual(
+      shown.sides[1].rows.map(([, w]) => w),
+      Array.from(row(b.weights, 4)),
+    );
     const want = [...nearest(a.X, 4, 'station'), ...nearest(a.output, 4, 'station')].map((n) => [n.word, n.similarity]);
     assert.deepEqual(shown.sides[0].neighbours, want);
     assert.match(shown.story, /^After attention, the nearest words to “station” move toward/);
@@ -145,24 +187,40 @@ test('phone: the two sides stack; the widget takes view="compare" and sentence2'
     await page.waitForFunction(() => document.querySelectorAll('svg.compare-side text.neighbour').length === 20, null, { timeout: 20_000 });
     const shown = await readCompare(page);
     assert.ok(shown.sides[1].box.top >= shown.sides[0].box.bottom - 1, 'stacked');
-    assert.ok(shown.sides.every((s) => s.box.right <= 390), 'within the screen');
+    assert.ok(
+      shown.sides.every((s) => s.box.right <= 390),
+      'within the screen',
+    );
     assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0);
     await page.goto(`${url}examples/index.html`);
-    await page.evaluate(({ a, b }) => {
-      const el = document.createElement('attention-figure');
-      el.id = 'fig-compare';
-      el.setAttribute('view', 'compare');
-      el.setAttribute('sentence', a);
-      el.setAttribute('sentence2', b);
-      el.setAttribute('word', '6');
-      document.querySelector('article').append(el);
-    }, { a: CHECK, b: RIVER });
-    await page.waitForFunction(() => document.querySelector('#fig-compare')?.shadowRoot.querySelectorAll('svg.compare-side text.neighbour').length === 20, null, { timeout: 20_000 });
+    await page.evaluate(
+      ({ a, b }) => {
+        const el = document.createElement('attention-figure');
+        el.id = 'fig-compare';
+        el.setAttribute('view', 'compare');
+        el.setAttribute('sentence', a);
+        el.setAttribute('sentence2', b);
+        el.setAttribute('word', '6');
+        document.querySelector('article').append(el);
+      },
+      { a: CHECK, b: RIVER },
+    );
+    await page.waitForFunction(
+      () => document.querySelector('#fig-compare')?.shadowRoot.querySelectorAll('svg.compare-side text.neighbour').length === 20,
+      null,
+      { timeout: 20_000 },
+    );
     const w = await readCompare(page, '#fig-compare');
     const a = figure(CHECK);
-    assert.deepEqual(w.sides[0].rows.map(([, x]) => x), Array.from(row(a.weights, 6)));
+    assert.deepEqual(
+      w.sides[0].rows.map(([, x]) => x),
+      Array.from(row(a.weights, 6)),
+    );
     assert.equal(w.mapHidden, true, 'sentences of different lengths: no difference map');
-    assert.deepEqual(problems.filter((p) => !/examples/.test(p)), []);
+    assert.deepEqual(
+      problems.filter((p) => !/examples/.test(p)),
+      [],
+    );
   } finally {
     await page.close();
   }

@@ -21,7 +21,8 @@ const same = (a, b, where, tol = 0) => {
   assert.equal(a.rows, b.rows, `${where}: rows`);
   assert.equal(a.cols, b.cols, `${where}: cols`);
   for (let i = 0; i < a.data.length; i++) {
-    const x = a.data[i], y = b.data[i];
+    const x = a.data[i],
+      y = b.data[i];
     assert.ok(x === y || Math.abs(x - y) <= tol, `${where}[${i}]: ${x} vs ${y}`);
   }
 };
@@ -37,9 +38,14 @@ test('the word-vector figure: every score, temperature and mask is the core’s 
     [{ mask: 'causal', temperature: 0.5 }, () => core.parameterFree(X, Math.sqrt(d), { temperature: 0.5, causal: true })],
   ];
   for (const [changes, want] of cases) {
-    const r = run(changes), w = want(), where = JSON.stringify(changes);
+    const r = run(changes),
+      w = want(),
+      where = JSON.stringify(changes);
     assert.equal(r.ok, true, where);
-    assert.deepEqual(r.tokens.map((t) => t.text), tokens.map((t) => t.text));
+    assert.deepEqual(
+      r.tokens.map((t) => t.text),
+      tokens.map((t) => t.text),
+    );
     for (const k of ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output']) same(r.steps[k], w[k], `${where} ${k}`);
     same(r.weights, w.weights, `${where} drawn weights`);
     same(r.shown, w.weights, `${where} shown`);
@@ -68,16 +74,31 @@ test('projections: identity, seeded random, edited (with a bad cell), and seed 0
   assert.equal(identity.divisor, '√4');
   const rand = mulberry32(7 + 1);
   const W = { Wq: xavierUniform(vectors.dim, 6, rand), Wk: xavierUniform(vectors.dim, 6, rand), Wv: xavierUniform(vectors.dim, 6, rand) };
-  same(run({ weights: 'random', seed: 7, dk: 6 }).steps.weights, core.attention(X, W, { score: 'scaled_dot', temperature: 1 }).weights, 'random');
+  same(
+    run({ weights: 'random', seed: 7, dk: 6 }).steps.weights,
+    core.attention(X, W, { score: 'scaled_dot', temperature: 1 }).weights,
+    'random',
+  );
   // Edited weights: the reader's strings, parsed; a cell that is not a number is named and nothing is computed.
   const text = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols), String));
-  const edits = { Wq: text(I), Wk: text(I), Wv: text(I), bq: [['0', '0', '0', '1']], bk: [['0', '0', '0', '0']], bv: [['0', '0', '0', '0']] };
+  const edits = {
+    Wq: text(I),
+    Wk: text(I),
+    Wv: text(I),
+    bq: [['0', '0', '0', '1']],
+    bk: [['0', '0', '0', '0']],
+    bv: [['0', '0', '0', '0']],
+  };
   edits.Wq[0][1] = '−2';
   const state = apply(DEFAULTS, { weights: 'edited', bias: true });
   const edited = compute(state, { ...sources(), edits, editsVersion: 1 });
   const Wq = { rows: I.rows, cols: 4, data: I.data.slice() };
   Wq.data[1] = -2;
-  same(edited.steps.weights, core.attention(X, { Wq, Wk: I, Wv: I, bq: [0, 0, 0, 1], bk: [0, 0, 0, 0], bv: [0, 0, 0, 0] }, { score: 'scaled_dot' }).weights, 'edited');
+  same(
+    edited.steps.weights,
+    core.attention(X, { Wq, Wk: I, Wv: I, bq: [0, 0, 0, 1], bk: [0, 0, 0, 0], bv: [0, 0, 0, 0] }, { score: 'scaled_dot' }).weights,
+    'edited',
+  );
   edits.Wk[2][3] = 'abc';
   const bad = compute(state, { ...sources(), edits, editsVersion: 2 });
   assert.deepEqual([bad.ok, bad.kind], [false, 'cells']);
@@ -88,7 +109,10 @@ test('projections: identity, seeded random, edited (with a bad cell), and seed 0
   const article = core.attention(SEED003.X, { Wq: SEED003.Wq, Wk: SEED003.Wk, Wv: SEED003.Wv }, { score: 'dot' });
   for (const k of ['Q', 'K', 'V', 'scores', 'weights', 'output']) same(seed.steps[k], article[k], `seed 003 ${k}`);
   same(seed.rounding().output, core.weightedSum(SEED003.rounded, article.V), 'rounded outputs');
-  assert.deepEqual(Array.from(seed.rounding().output.data.subarray(0, 3), (v) => Number(v.toFixed(1))), [2, 7, 1.5]);
+  assert.deepEqual(
+    Array.from(seed.rounding().output.data.subarray(0, 3), (v) => Number(v.toFixed(1))),
+    [2, 7, 1.5],
+  );
   assert.equal(wordOf(apply(DEFAULTS, { input: 'seed003' }), seed), 0, 'the article works with input 1');
 });
 
@@ -103,13 +127,19 @@ test('heads: seeded, sharpened random heads from core.multiHead, with the figure
   same(heads.output, want.output, 'output');
   assert.equal(r.heads(3, 5), heads, 'computed once per (heads, seed)');
   // Distinct heads: on the default sentence each of the 4 heads gives "train" another strongest link or a clearly different row.
-  const rows = run({}).heads(4, 1).maps.map((m) => Array.from(m.weights.data.subarray(7, 14)));
+  const rows = run({})
+    .heads(4, 1)
+    .maps.map((m) => Array.from(m.weights.data.subarray(7, 14)));
   const spread = rows.map((row) => Math.max(...row) - Math.min(...row));
-  assert.ok(spread.every((s) => s > 0.15), `each head is far from uniform: ${spread.map((s) => s.toFixed(2))}`);
-  for (let a = 0; a < 4; a++) for (let b = a + 1; b < 4; b++) {
-    const diff = Math.max(...rows[a].map((x, j) => Math.abs(x - rows[b][j])));
-    assert.ok(diff > 0.1, `heads ${a + 1} and ${b + 1} differ (${diff.toFixed(2)})`);
-  }
+  assert.ok(
+    spread.every((s) => s > 0.15),
+    `each head is far from uniform: ${spread.map((s) => s.toFixed(2))}`,
+  );
+  for (let a = 0; a < 4; a++)
+    for (let b = a + 1; b < 4; b++) {
+      const diff = Math.max(...rows[a].map((x, j) => Math.abs(x - rows[b][j])));
+      assert.ok(diff > 0.1, `heads ${a + 1} and ${b + 1} differ (${diff.toFixed(2)})`);
+    }
 });
 
 test('one computation per change: a change that does not alter the numbers reuses the Result', () => {

@@ -35,7 +35,7 @@ async function assertEnforced(page) {
   const ran = await page.evaluate(() => {
     try {
       const s = document.createElement('script');
-      s.textContent = 'window.__inlineRan = true';  // Trusted Types refuse this very assignment
+      s.textContent = 'window.__inlineRan = true'; // Trusted Types refuse this very assignment
       document.head.append(s);
     } catch {
       // refused: the violation is reported all the same
@@ -76,8 +76,11 @@ test('the page works under a strict CSP header', async () => {
 test('the widget works under a strict CSP header', async () => {
   const { page, problems } = await openWatched(browser, `${url}examples/index.html`, { csp: STRICT_CSP });
   try {
-    await page.waitForFunction(() => [...document.querySelectorAll('attention-figure')].every((w) => w.shadowRoot?.querySelector('svg')),
-      null, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('attention-figure')].every((w) => w.shadowRoot?.querySelector('svg')),
+      null,
+      { timeout: 20_000 },
+    );
     await exercise(page, problems, '#fig-heatmap');
   } finally {
     await page.close();
@@ -90,13 +93,19 @@ test('the trained model loads and draws under the strict CSP header (its module 
     try {
       const host = path.startsWith('examples') ? '#fig-heatmap' : null;
       if (host) {
-        await page.waitForFunction(() => document.getElementById('fig-heatmap')?.shadowRoot?.querySelector('canvas.cells'), null, { timeout: 20_000 });
+        await page.waitForFunction(() => document.getElementById('fig-heatmap')?.shadowRoot?.querySelector('canvas.cells'), null, {
+          timeout: 20_000,
+        });
         await page.evaluate(() => document.getElementById('fig-heatmap').setAttribute('source', 'model'));
       }
-      await page.waitForFunction((host) => {
-        const scope = host ? document.querySelector(host).shadowRoot : document;
-        return !scope.getElementById('predictions').hidden && scope.querySelector('#heatmap canvas.cells')?.attentionWeights;
-      }, host, { timeout: 20_000 });
+      await page.waitForFunction(
+        (host) => {
+          const scope = host ? document.querySelector(host).shadowRoot : document;
+          return !scope.getElementById('predictions').hidden && scope.querySelector('#heatmap canvas.cells')?.attentionWeights;
+        },
+        host,
+        { timeout: 20_000 },
+      );
       const { map, message } = await figureState(page, host);
       assert.equal(message, '');
       assert.equal(map.T, 7);

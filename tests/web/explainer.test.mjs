@@ -37,9 +37,20 @@ const moreOptions = async (page) => {
 
 /** The step (section id) that holds each of the explainer's tables. */
 const STEP_OF = {
-  X: 'step-inputs', Q: 'step-qkv', K: 'step-qkv', V: 'step-qkv', scores: 'step-scores', softmax: 'step-softmax',
-  weighted: 'step-weighted', 'output-row': 'expansion', weights: 'step-repeat', output: 'step-repeat',
-  neuron: 'vectors', concat: 'multihead', Wo: 'multihead', 'mh-output': 'multihead',
+  X: 'step-inputs',
+  Q: 'step-qkv',
+  K: 'step-qkv',
+  V: 'step-qkv',
+  scores: 'step-scores',
+  softmax: 'step-softmax',
+  weighted: 'step-weighted',
+  'output-row': 'expansion',
+  weights: 'step-repeat',
+  output: 'step-repeat',
+  neuron: 'vectors',
+  concat: 'multihead',
+  Wo: 'multihead',
+  'mh-output': 'multihead',
 };
 
 /** A matrix table of the explainer by its data-name (its step scrolled into view first): the core values it carries, by (row, col). */
@@ -47,12 +58,21 @@ const readTable = async (page, name, scope = '') => {
   if (STEP_OF[name] && !scope.includes('by-hand')) await onScreen(page, STEP_OF[name]);
   return readTableNow(page, name, scope);
 };
-const readTableNow = (page, name, scope = '') => page.evaluate(([n, sc]) => {
-  const t = document.querySelector(`${sc} table[data-name="${n}"]`);
-  if (!t) return null;
-  const cells = [...t.querySelectorAll('td[data-row]')].map((td) => ({ r: +td.dataset.row, c: +td.dataset.col, v: Number(td.dataset.value), text: td.textContent }));
-  return { rows: +t.dataset.rows, cols: +t.dataset.cols, cells };
-}, [name, scope]);
+const readTableNow = (page, name, scope = '') =>
+  page.evaluate(
+    ([n, sc]) => {
+      const t = document.querySelector(`${sc} table[data-name="${n}"]`);
+      if (!t) return null;
+      const cells = [...t.querySelectorAll('td[data-row]')].map((td) => ({
+        r: +td.dataset.row,
+        c: +td.dataset.col,
+        v: Number(td.dataset.value),
+        text: td.textContent,
+      }));
+      return { rows: +t.dataset.rows, cols: +t.dataset.cols, cells };
+    },
+    [name, scope],
+  );
 
 function assertTable(shown, mat, where, tol = TOL) {
   assert.ok(shown, `${where}: table missing`);
@@ -71,7 +91,9 @@ const rowsOf = (shown) => {
 };
 const stage = async (page, title) => {
   await onScreen(page, 'step-softmax');
-  return page.$$eval(`table[data-name="softmax"] tr[data-stage="${title}"] td`, (tds) => tds.map((t) => ({ v: Number(t.dataset.value), text: t.textContent })));
+  return page.$$eval(`table[data-name="softmax"] tr[data-stage="${title}"] td`, (tds) =>
+    tds.map((t) => ({ v: Number(t.dataset.value), text: t.textContent })),
+  );
 };
 
 test('seed 003 preset: the walkthrough shows the seed’s keys, queries, values, scores, softmax and outputs', async () => {
@@ -80,34 +102,72 @@ test('seed 003 preset: the walkthrough shows the seed’s keys, queries, values,
     await page.click('#x-preset');
     await onScreen(page, 'step-scores');
     await page.waitForFunction(() => document.querySelector('table[data-name="scores"]')?.dataset.rows === '3');
-    assert.deepEqual(rowsOf(await readTable(page, 'K')), [[0, 1, 1], [4, 4, 0], [2, 3, 1]]);
-    assert.deepEqual(rowsOf(await readTable(page, 'Q')), [[1, 0, 2], [2, 2, 2], [2, 1, 3]]);
-    assert.deepEqual(rowsOf(await readTable(page, 'V')), [[1, 2, 3], [2, 8, 0], [2, 6, 3]]);
-    assert.deepEqual(rowsOf(await readTable(page, 'scores')), [[2, 4, 4], [4, 16, 12], [4, 12, 10]]);
+    assert.deepEqual(rowsOf(await readTable(page, 'K')), [
+      [0, 1, 1],
+      [4, 4, 0],
+      [2, 3, 1],
+    ]);
+    assert.deepEqual(rowsOf(await readTable(page, 'Q')), [
+      [1, 0, 2],
+      [2, 2, 2],
+      [2, 1, 3],
+    ]);
+    assert.deepEqual(rowsOf(await readTable(page, 'V')), [
+      [1, 2, 3],
+      [2, 8, 0],
+      [2, 6, 3],
+    ]);
+    assert.deepEqual(rowsOf(await readTable(page, 'scores')), [
+      [2, 4, 4],
+      [4, 16, 12],
+      [4, 12, 10],
+    ]);
     // Softmax row 1, as the seed prints it (6.3379e-02, 4.6831e-01, 4.6831e-01).
     const w = await stage(page, 'weight α');
-    assert.deepEqual(w.map((x) => x.text), ['0.0634', '0.4683', '0.4683']);
+    assert.deepEqual(
+      w.map((x) => x.text),
+      ['0.0634', '0.4683', '0.4683'],
+    );
     assert.ok(Math.abs(w[0].v - 0.063379) < 1e-5 && Math.abs(w[1].v - 0.46831) < 1e-5);
     const weights = rowsOf(await readTable(page, 'weights'));
-    const seed = [[6.3379e-02, 4.6831e-01, 4.6831e-01], [6.0337e-06, 9.8201e-01, 1.7986e-02], [2.9539e-04, 8.8054e-01, 1.1917e-01]];
-    seed.forEach((row, r) => row.forEach((x, c) => assert.ok(Math.abs(weights[r][c] - x) <= 5e-5 * Math.max(1, x * 10), `weights (${r}, ${c}) ${weights[r][c]} vs ${x}`)));
+    const seed = [
+      [6.3379e-2, 4.6831e-1, 4.6831e-1],
+      [6.0337e-6, 9.8201e-1, 1.7986e-2],
+      [2.9539e-4, 8.8054e-1, 1.1917e-1],
+    ];
+    seed.forEach((row, r) =>
+      row.forEach((x, c) =>
+        assert.ok(Math.abs(weights[r][c] - x) <= 5e-5 * Math.max(1, x * 10), `weights (${r}, ${c}) ${weights[r][c]} vs ${x}`),
+      ),
+    );
     const out = rowsOf(await readTable(page, 'output'));
-    [[1.936621, 6.683105, 1.595068], [1.999994, 7.963992, 0.053976], [1.999705, 7.759892, 0.358389]]
-      .forEach((row, r) => row.forEach((x, c) => assert.ok(Math.abs(out[r][c] - x) < 1e-5, `output (${r}, ${c}) ${out[r][c]} vs ${x}`)));
+    [
+      [1.936621, 6.683105, 1.595068],
+      [1.999994, 7.963992, 0.053976],
+      [1.999705, 7.759892, 0.358389],
+    ].forEach((row, r) => row.forEach((x, c) => assert.ok(Math.abs(out[r][c] - x) < 1e-5, `output (${r}, ${c}) ${out[r][c]} vs ${x}`)));
     await onScreen(page, 'shapes');
     assert.equal(await page.textContent('td[data-shape="X (inputs)"]'), '3×4');
     assert.equal(await page.textContent('td[data-shape="QKᵀ (scores), weights"]'), '3×3');
     // The formulas are MathML.
-    assert.ok(await page.locator('#step-softmax math mfrac').count() >= 1);
+    assert.ok((await page.locator('#step-softmax math mfrac').count()) >= 1);
     // Scaling by √3 instead (the figure's score, which the walkthrough follows): softmax row 1 = [0.136126, 0.431937, 0.431937].
     await moreOptions(page);
     await page.selectOption('#score', 'scaled');
     await onScreen(page, 'step-softmax');
-    await page.waitForFunction(() => document.querySelector('table[data-name="softmax"] tr[data-stage="weight α"] td')?.textContent === '0.1361');
-    assert.deepEqual((await stage(page, 'weight α')).map((x) => x.text), ['0.1361', '0.4319', '0.4319']);
+    await page.waitForFunction(
+      () => document.querySelector('table[data-name="softmax"] tr[data-stage="weight α"] td')?.textContent === '0.1361',
+    );
+    assert.deepEqual(
+      (await stage(page, 'weight α')).map((x) => x.text),
+      ['0.1361', '0.4319', '0.4319'],
+    );
     // Query 2 via the picker: step 5 follows.
     await page.click('.picker button[data-index="1"]');
-    assert.deepEqual((await stage(page, 'raw score')).map((x) => x.v), [4, 16, 12]);
+    assert.deepEqual(
+      (await stage(page, 'raw score')).map((x) => x.v),
+      [4, 16, 12],
+    );
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -178,11 +238,16 @@ test('weighted sum written out: live weights, largest first; query and key vecto
     // The ones after Σ: 1 is the query index inside α's subscript, then 7 weights.
     const weights = terms.slice(1).map(Number);
     assert.equal(weights.length, 7);
-    assert.deepEqual(weights, [...row].sort((a, b) => b - a).map((w) => Number(w.toFixed(4))));
+    assert.deepEqual(
+      weights,
+      [...row].sort((a, b) => b - a).map((w) => Number(w.toFixed(4))),
+    );
     assert.match(await page.textContent('#expansion math.expansion'), /A\(train\)/);
     // Neuron view (drawn while on screen): score, scaled and weight for query "train" against every key.
     await onScreen(page, 'vectors');
-    const neuron = await page.$$eval('table[data-name="neuron"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))));
+    const neuron = await page.$$eval('table[data-name="neuron"] tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))),
+    );
     assert.equal(neuron.length, 7);
     neuron.forEach(([score, scaled, w], j) => {
       assert.ok(Math.abs(score - free.scores.data[7 + j]) < 1e-5);
@@ -196,7 +261,9 @@ test('weighted sum written out: live weights, largest first; query and key vecto
     // Step 6: every α·v_j entry is the core's (queryTerms), first 8 of each row shown.
     const expected = core.queryTerms(free, 1).weighted;
     await onScreen(page, 'step-weighted');
-    const shown = await page.$$eval('table[data-name="weighted"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td.v')].map((td) => Number(td.dataset.value))));
+    const shown = await page.$$eval('table[data-name="weighted"] tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td.v')].map((td) => Number(td.dataset.value))),
+    );
     assert.equal(shown.length, 7);
     shown.forEach((cells, j) => {
       assert.equal(cells.length, 8);
@@ -205,7 +272,9 @@ test('weighted sum written out: live weights, largest first; query and key vecto
     // Clicking the heatmap's cell for another query moves the walkthrough with it.
     await page.evaluate(() => scrollTo(0, 0));
     const at = await page.evaluate(() => {
-      const canvas = document.querySelector('#heatmap canvas.cells'), w = canvas.attentionWeights, r = canvas.getBoundingClientRect();
+      const canvas = document.querySelector('#heatmap canvas.cells'),
+        w = canvas.attentionWeights,
+        r = canvas.getBoundingClientRect();
       return { x: r.left + (1 + 0.5) * w.cell, y: r.top + (4 + 0.5) * w.cell };
     });
     await page.mouse.click(at.x, at.y);
@@ -279,7 +348,9 @@ test('heatmap options: dot and cosine scores, column softmax, the diagonal apart
     assert.match(await page.textContent('#option-note'), /\|x\|²/);
     // Same words, new temperature: the heatmap repaints in place (same canvas node) with the core's numbers.
     await moreOptions(page);
-    await page.evaluate(() => { window.firstHeatmap = document.querySelector('#heatmap canvas.cells'); });
+    await page.evaluate(() => {
+      window.firstHeatmap = document.querySelector('#heatmap canvas.cells');
+    });
     await page.locator('#temperature').fill('0.4');
     assert.equal(await page.evaluate(() => window.firstHeatmap === document.querySelector('#heatmap canvas.cells')), true);
     const cold = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 0.4 }).weights;
@@ -287,7 +358,9 @@ test('heatmap options: dot and cosine scores, column softmax, the diagonal apart
     // The grid's active cell says the same: train → station.
     await page.focus('#heatmap .hm-grid');
     for (const key of ['ArrowDown', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(key);
-    const label = await page.evaluate(() => document.getElementById(document.activeElement.getAttribute('aria-activedescendant')).textContent);
+    const label = await page.evaluate(
+      () => document.getElementById(document.activeElement.getAttribute('aria-activedescendant')).textContent,
+    );
     assert.equal(label, `train → station: ${cold.data[11].toFixed(4)}`);
     await page.locator('#temperature').fill('1');
     await page.selectOption('#score', 'dot');
@@ -321,10 +394,18 @@ test('by hand: column convention, shortcuts beside exact values, editable cells,
   const { page, problems } = await open();
   try {
     const read = async () => {
-      const X = await page.$$eval('#by-hand table[data-name="X"].edit tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('input')].map((i) => Number(i.value))));
+      const X = await page.$$eval('#by-hand table[data-name="X"].edit tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('input')].map((i) => Number(i.value))),
+      );
       const W = {};
-      for (const [k, n] of [['Wq', 'W_Q'], ['Wk', 'W_K'], ['Wv', 'W_V']]) {
-        W[k] = await page.$$eval(`#by-hand table[data-name="${n}"] tbody tr`, (trs) => trs.map((tr) => [...tr.querySelectorAll('input')].map((i) => Number(i.value))));
+      for (const [k, n] of [
+        ['Wq', 'W_Q'],
+        ['Wk', 'W_K'],
+        ['Wv', 'W_V'],
+      ]) {
+        W[k] = await page.$$eval(`#by-hand table[data-name="${n}"] tbody tr`, (trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('input')].map((i) => Number(i.value))),
+        );
       }
       return { X, W };
     };
@@ -348,7 +429,10 @@ test('by hand: column convention, shortcuts beside exact values, editable cells,
     const h1 = await check();
     // floor(x/2) of the scores, exactly.
     const S = rowsOf(await readTable(page, 'hand-scores'));
-    assert.deepEqual(rowsOf(await readTable(page, 'hand-scaled')), S.map((r) => r.map((x) => Math.floor(x / 2))));
+    assert.deepEqual(
+      rowsOf(await readTable(page, 'hand-scaled')),
+      S.map((r) => r.map((x) => Math.floor(x / 2))),
+    );
     const x = page.locator('#by-hand table[data-name="X"] input[data-row="0"][data-col="0"]');
     await x.fill('3');
     const h2 = await check();
@@ -368,17 +452,26 @@ test('by hand: column convention, shortcuts beside exact values, editable cells,
     const { X, W } = await read();
     const hand = core.attentionByColumns(X, W, { handShortcuts: true });
     const terms = core.softmaxBase3Terms(hand.scaled, { axis: 'columns' });
-    await page.evaluate(() => { window.print = () => {}; }); // the dialog itself cannot be driven headless
+    await page.evaluate(() => {
+      window.print = () => {};
+    }); // the dialog itself cannot be driven headless
     await page.click('#print-worksheet');
     await page.emulateMedia({ media: 'print' });
     const sheet = await page.evaluate(() => {
-      const cells = (page, name) => [...document.querySelectorAll(`#worksheet .sheet-page:nth-child(${page}) table[data-name="${name}"] td:not(.corner)`)].map((td) => td.textContent);
+      const cells = (page, name) =>
+        [...document.querySelectorAll(`#worksheet .sheet-page:nth-child(${page}) table[data-name="${name}"] td:not(.corner)`)].map(
+          (td) => td.textContent,
+        );
       return {
         display: ['figure-box', 'walkthrough', 'by-hand', 'worksheet'].map((id) => getComputedStyle(document.getElementById(id)).display),
         pages: document.querySelectorAll('#worksheet .sheet-page').length,
-        givenX: cells(1, 'ws-X'), givenWq: cells(1, 'ws-Wq'),
+        givenX: cells(1, 'ws-X'),
+        givenWq: cells(1, 'ws-Wq'),
         blank: ['ws-Q', 'ws-scores', 'ws-scaled', 'ws-powers', 'ws-sums', 'ws-A', 'ws-Z'].map((n) => cells(1, n)),
-        keyPowers: cells(2, 'ws-powers'), keySums: cells(2, 'ws-sums'), keyA: cells(2, 'ws-A'), keyScaled: cells(2, 'ws-scaled'),
+        keyPowers: cells(2, 'ws-powers'),
+        keySums: cells(2, 'ws-sums'),
+        keyA: cells(2, 'ws-A'),
+        keyScaled: cells(2, 'ws-scaled'),
       };
     });
     assert.deepEqual(sheet.display, ['none', 'none', 'none', 'block']);
@@ -413,7 +506,7 @@ test('phone width: the explainer fits (no page-wide horizontal scroll) and the R
       assert.ok(overflow <= 1, `${width}px: page scrolls sideways by ${overflow}px`);
     }
     assert.match(await page.textContent('#rnn'), /C\(i\)/);
-    assert.ok(await page.locator('#rnn math').count() >= 4);
+    assert.ok((await page.locator('#rnn math').count()) >= 4);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -430,12 +523,17 @@ const neuronLayout = async (page) => {
       const r = el.getBoundingClientRect();
       return { left: r.left, right: r.right, top: r.top, width: r.width, height: r.height, visible: el.checkVisibility() };
     };
-    const rows = [...table.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((c) => ({ ...box(c), text: c.textContent, value: c.dataset.value })));
+    const rows = [...table.querySelectorAll('tbody tr')].map((tr) =>
+      [...tr.children].map((c) => ({ ...box(c), text: c.textContent, value: c.dataset.value })),
+    );
     return {
-      viewport: document.documentElement.clientWidth, display: getComputedStyle(table).display,
-      wrap: { ...box(wrap), clientWidth: wrap.clientWidth, scrollWidth: wrap.scrollWidth }, tableScrollWidth: table.scrollWidth,
+      viewport: document.documentElement.clientWidth,
+      display: getComputedStyle(table).display,
+      wrap: { ...box(wrap), clientWidth: wrap.clientWidth, scrollWidth: wrap.scrollWidth },
+      tableScrollWidth: table.scrollWidth,
       head: [...table.querySelectorAll('thead th')].map((th) => ({ ...box(th), text: th.textContent })),
-      rows, sparks: [...table.querySelectorAll('svg.vbars')].map(box),
+      rows,
+      sparks: [...table.querySelectorAll('svg.vbars')].map(box),
     };
   });
 };
@@ -450,7 +548,10 @@ for (const width of [390, 320]) {
       assert.equal(t.rows.length, 7);
       const inside = (c, where) => {
         assert.ok(c.visible && c.width > 0 && c.height > 0, `${where}: not shown`);
-        assert.ok(c.left >= t.wrap.left - 1 && c.right <= t.wrap.right + 1 && c.right <= t.viewport, `${where}: ${c.left}–${c.right}px, box ${t.wrap.left}–${t.wrap.right}px`);
+        assert.ok(
+          c.left >= t.wrap.left - 1 && c.right <= t.wrap.right + 1 && c.right <= t.viewport,
+          `${where}: ${c.left}–${c.right}px, box ${t.wrap.left}–${t.wrap.right}px`,
+        );
       };
       t.head.forEach((c) => inside(c, `header “${c.text}”`));
       assert.equal(t.head.length, 6);
@@ -474,7 +575,10 @@ for (const width of [390, 320]) {
         for (const c of n.childIds ?? []) if (byId.has(c)) count(byId.get(c));
       };
       count(table);
-      assert.ok(roles.row === 8 && roles.columnheader === 6 && roles.rowheader === 7 && roles.cell === 35, `roles in the table: ${JSON.stringify(roles)}`);
+      assert.ok(
+        roles.row === 8 && roles.columnheader === 6 && roles.rowheader === 7 && roles.cell === 35,
+        `roles in the table: ${JSON.stringify(roles)}`,
+      );
       assert.deepEqual(problems, []);
     } finally {
       await page.close();
@@ -491,10 +595,16 @@ test('desktop width: the query/key table keeps one line per key', async () => {
     t.rows.forEach((cells, j) => {
       const mid = (c) => c.top + c.height / 2;
       cells.forEach((c, k) => assert.ok(Math.abs(mid(c) - mid(cells[0])) <= 1, `row ${j} cell ${k} off its row`));
-      for (let k = 1; k < cells.length; k++) assert.ok(cells[k].left >= cells[k - 1].right - 1, `row ${j}: cell ${k} left of cell ${k - 1}`);
+      for (let k = 1; k < cells.length; k++)
+        assert.ok(cells[k].left >= cells[k - 1].right - 1, `row ${j}: cell ${k} left of cell ${k - 1}`);
     });
     // Header cells over their columns.
-    t.head.forEach((c, k) => assert.ok(Math.abs(c.left - t.rows[0][k].left) <= 1 && Math.abs(c.right - t.rows[0][k].right) <= 1, `header ${k} (“${c.text}”) not over its column`));
+    t.head.forEach((c, k) =>
+      assert.ok(
+        Math.abs(c.left - t.rows[0][k].left) <= 1 && Math.abs(c.right - t.rows[0][k].right) <= 1,
+        `header ${k} (“${c.text}”) not over its column`,
+      ),
+    );
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -42,8 +42,16 @@ const DANGEROUS = ['script', 'img', 'iframe', 'object', 'embed', 'foreignObject'
 export function launch() {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -61,7 +69,9 @@ export async function startSession() {
   const { server, url } = await startServer(site, 0);
   const browser = await launch();
   return {
-    ...ref, url, browser,
+    ...ref,
+    url,
+    browser,
     async stop() {
       await browser.close();
       await new Promise((done) => server.close(done));
@@ -115,7 +125,8 @@ export async function openWatched(browser, url, { csp, viewport = { width: 1200,
   await page.addInitScript(() => {
     window.__cspViolations = [];
     document.addEventListener('securitypolicyviolation', (e) =>
-      window.__cspViolations.push(`${e.violatedDirective}: ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+      window.__cspViolations.push(`${e.violatedDirective}: ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`),
+    );
     Object.defineProperty(Object.prototype, 'memoryStats', {
       configurable: true,
       set(value) {
@@ -141,10 +152,14 @@ export async function openWatched(browser, url, { csp, viewport = { width: 1200,
 export async function onScreen(page, id, ready) {
   await page.evaluate((id) => document.getElementById(id).scrollIntoView({ block: 'start' }), id);
   if (ready) await page.waitForSelector(`#${id} ${ready}`, { timeout: 10_000 });
-  await page.waitForFunction((id) => {
-    const drawn = document.getElementById(id).dataset.drawn;
-    return drawn !== undefined && drawn === document.getElementById('explainer').dataset.generation;
-  }, id, { timeout: 10_000 });
+  await page.waitForFunction(
+    (id) => {
+      const drawn = document.getElementById(id).dataset.drawn;
+      return drawn !== undefined && drawn === document.getElementById('explainer').dataset.generation;
+    },
+    id,
+    { timeout: 10_000 },
+  );
 }
 
 /** Tags of every element in the document and in open shadow roots, counted. */
@@ -177,22 +192,46 @@ export function readHeatmaps({ host = null, selector }) {
     if (!w) return null;
     const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     const edge = (k) => Math.round(k * w.cell * w.ratio);
-    const lo = w.gap >> 1, hi = w.gap - lo;
+    const lo = w.gap >> 1,
+      hi = w.gap - lo;
     const cells = [];
     for (let r = 0; r < w.rows; r++) {
       for (let c = 0; c < w.cols; c++) {
         // A pixel just inside the cell's corner (its centre may hold the printed value).
-        const x0 = edge(c) + lo, x1 = edge(c + 1) - hi, y0 = edge(r) + lo, y1 = edge(r + 1) - hi;
-        const x = x0 + Math.min(2, (x1 - x0) >> 1), y = y0 + Math.min(2, (y1 - y0) >> 1);
+        const x0 = edge(c) + lo,
+          x1 = edge(c + 1) - hi,
+          y0 = edge(r) + lo,
+          y1 = edge(r + 1) - hi;
+        const x = x0 + Math.min(2, (x1 - x0) >> 1),
+          y = y0 + Math.min(2, (y1 - y0) >> 1);
         const p = (y * canvas.width + x) * 4;
-        cells.push({ row: w.rowStart + r, col: w.colStart + c, weight: w.data[r * w.cols + c], rgb: [pixels[p], pixels[p + 1], pixels[p + 2]] });
+        cells.push({
+          row: w.rowStart + r,
+          col: w.colStart + c,
+          weight: w.data[r * w.cols + c],
+          rgb: [pixels[p], pixels[p + 1], pixels[p + 2]],
+        });
       }
     }
-    const labels = (cls) => [...el.querySelectorAll(`svg text.${cls}`)].map((t) => ({ index: Number(t.dataset.index), text: t.textContent, cls: t.getAttribute('class') }));
+    const labels = (cls) =>
+      [...el.querySelectorAll(`svg text.${cls}`)].map((t) => ({
+        index: Number(t.dataset.index),
+        text: t.textContent,
+        cls: t.getAttribute('class'),
+      }));
     return {
-      T: w.T, rowStart: w.rowStart, colStart: w.colStart, rows: w.rows, cols: w.cols, max: w.max, hideDiagonal: w.hideDiagonal,
-      head: el.dataset.head === undefined ? null : Number(el.dataset.head), ratio: w.ratio, cells,
-      rowLabels: labels('row-label'), colLabels: labels('col-label'),
+      T: w.T,
+      rowStart: w.rowStart,
+      colStart: w.colStart,
+      rows: w.rows,
+      cols: w.cols,
+      max: w.max,
+      hideDiagonal: w.hideDiagonal,
+      head: el.dataset.head === undefined ? null : Number(el.dataset.head),
+      ratio: w.ratio,
+      cells,
+      rowLabels: labels('row-label'),
+      colLabels: labels('col-label'),
       panel: getComputedStyle(el).getPropertyValue('--af-panel').trim(),
     };
   });
@@ -208,7 +247,10 @@ const rgbOf = (hex) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 export function assertColours(map, where) {
   for (const { row, col, weight, rgb } of map.cells) {
     const want = map.hideDiagonal && row === col ? rgbOf(map.panel) : rgbOf(interpolateViridis(map.max > 0 ? weight / map.max : 0));
-    assert.ok(rgb.every((v, k) => Math.abs(v - want[k]) <= 3), `${where} (${row}, ${col}): pixel rgb(${rgb}) but weight ${weight} of ${map.max} is rgb(${want})`);
+    assert.ok(
+      rgb.every((v, k) => Math.abs(v - want[k]) <= 3),
+      `${where} (${row}, ${col}): pixel rgb(${rgb}) but weight ${weight} of ${map.max} is rgb(${want})`,
+    );
   }
 }
 
@@ -217,7 +259,10 @@ export function assertWeights(map, weights, where, tolerance = 1e-6) {
   const T = weights.rows;
   assert.equal(map.T, T, `${where}: ${map.T} tokens, want ${T}`);
   assert.equal(map.cells.length, map.rows * map.cols, `${where}: one cell per row and column of the window`);
-  assert.ok(map.rowStart >= 0 && map.rowStart + map.rows <= T && map.colStart >= 0 && map.colStart + map.cols <= T, `${where}: window inside the matrix`);
+  assert.ok(
+    map.rowStart >= 0 && map.rowStart + map.rows <= T && map.colStart >= 0 && map.colStart + map.cols <= T,
+    `${where}: window inside the matrix`,
+  );
   for (const { row, col, weight } of map.cells) {
     const want = weights.data[row * T + col];
     assert.ok(Math.abs(weight - want) <= tolerance, `${where} (${row}, ${col}): shown ${weight}, wasm ${want}`);
@@ -226,8 +271,16 @@ export function assertWeights(map, weights, where, tolerance = 1e-6) {
 
 /** The window's labels are the reference tokens at those positions (as the page labels them). */
 export function assertLabels(map, tokens, where) {
-  assert.deepEqual(map.rowLabels.map((l) => l.index), Array.from({ length: map.rows }, (_, k) => map.rowStart + k), `${where}: row labels`);
-  assert.deepEqual(map.colLabels.map((l) => l.index), Array.from({ length: map.cols }, (_, k) => map.colStart + k), `${where}: column labels`);
+  assert.deepEqual(
+    map.rowLabels.map((l) => l.index),
+    Array.from({ length: map.rows }, (_, k) => map.rowStart + k),
+    `${where}: row labels`,
+  );
+  assert.deepEqual(
+    map.colLabels.map((l) => l.index),
+    Array.from({ length: map.cols }, (_, k) => map.colStart + k),
+    `${where}: column labels`,
+  );
   for (const l of [...map.rowLabels, ...map.colLabels]) assert.equal(l.text, labelOf(tokens[l.index]), `${where}: label ${l.index}`);
 }
 
@@ -246,12 +299,16 @@ export async function figureState(page, host) {
 
 /** Waits for the figure to settle after an input: a message shown, or a drawn heatmap. */
 export async function settled(page, host) {
-  await page.waitForFunction((host) => {
-    const scope = host ? document.querySelector(host)?.shadowRoot : document;
-    if (!scope) return false;
-    const message = scope.getElementById('message');
-    return (message && !message.hidden && message.textContent.trim()) || scope.querySelector('#heatmap canvas.cells')?.attentionWeights;
-  }, host, { timeout: 10_000 });
+  await page.waitForFunction(
+    (host) => {
+      const scope = host ? document.querySelector(host)?.shadowRoot : document;
+      if (!scope) return false;
+      const message = scope.getElementById('message');
+      return (message && !message.hidden && message.textContent.trim()) || scope.querySelector('#heatmap canvas.cells')?.attentionWeights;
+    },
+    host,
+    { timeout: 10_000 },
+  );
   // Two frames: a redraw the figure deferred to the next frame (long input) has run.
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
 }
@@ -286,7 +343,13 @@ export function assertShowsModel(state, text, modelRef, { expect, tolerance = 1e
   }
   const { context } = modelRef.model;
   if (shown.total > context) {
-    assert.match(state.message, new RegExp(`That is ${shown.total.toLocaleString('en-US')} tokens; the trained model reads at most ${context}, so the figure shows the first ${context}\\.`), state.message);
+    assert.match(
+      state.message,
+      new RegExp(
+        `That is ${shown.total.toLocaleString('en-US')} tokens; the trained model reads at most ${context}, so the figure shows the first ${context}\\.`,
+      ),
+      state.message,
+    );
   } else {
     assert.equal(state.message, '', 'no message beside a drawn figure');
   }
@@ -312,7 +375,11 @@ export function assertShows(state, text, ref, { expect, temperature = 1, toleran
   }
   const weights = core.parameterFree(shown.X, Math.sqrt(vectors.dim), { temperature }).weights;
   if (shown.total > MAX_TOKENS) {
-    assert.match(state.message, new RegExp(`That is ${shown.total.toLocaleString('en-US')} tokens; the figure shows the first 1,024\\.`), state.message);
+    assert.match(
+      state.message,
+      new RegExp(`That is ${shown.total.toLocaleString('en-US')} tokens; the figure shows the first 1,024\\.`),
+      state.message,
+    );
   } else {
     assert.equal(state.message, '', 'no message beside a drawn figure');
   }

@@ -26,7 +26,7 @@ async function runCorpus(page, problems, host) {
   for (const { name, text, expect } of HOSTILE) {
     if (text.length <= 80) {
       await box.fill('');
-      await box.pressSequentially(text);  // real key events, one character at a time
+      await box.pressSequentially(text); // real key events, one character at a time
     } else {
       await box.fill(text);
     }
@@ -51,7 +51,10 @@ async function runCorpus(page, problems, host) {
   assert.equal(drawn?.tokens.length, 7);
   assert.deepEqual(problems, []);
   // The census does see an injected element (so the checks above can fail).
-  await page.evaluate((host) => (host ? document.querySelector(host).shadowRoot : document.body).append(document.createElement('img')), host);
+  await page.evaluate(
+    (host) => (host ? document.querySelector(host).shadowRoot : document.body).append(document.createElement('img')),
+    host,
+  );
   assert.notDeepEqual((await elementCensus(page)).counts, baseline.counts);
 }
 
@@ -79,7 +82,7 @@ test('1,000 recomputes through the page leave its wasm heap where it was', async
     await settled(page, null);
     const result = await page.evaluate(async () => {
       const M = window.__attnModule;
-      if (!M) throw new Error('the page\'s wasm module was not seen');
+      if (!M) throw new Error("the page's wasm module was not seen");
       // Count the page's calls into the core, so the 1,000 are real recomputes.
       let calls = 0;
       for (const name of ['parameterFree', 'multiHead', 'attention']) {
@@ -90,15 +93,21 @@ test('1,000 recomputes through the page leave its wasm heap where it was', async
         };
       }
       const input = document.getElementById('sentence');
-      const sentences = ['the train left the station on time', 'he cashed a check at the bank', 'qwzxv 🚂 <b>x</b>',
-        'The bank of the river flooded, so the bank closed early.', 'x', 'a'];
+      const sentences = [
+        'the train left the station on time',
+        'he cashed a check at the bank',
+        'qwzxv 🚂 <b>x</b>',
+        'The bank of the river flooded, so the bank closed early.',
+        'x',
+        'a',
+      ];
       const type = (i) => {
         input.value = sentences[i % sentences.length] + (i % 7 ? '' : ` ${i}`);
         input.dispatchEvent(new Event('input', { bubbles: true }));
       };
       const frame = () => new Promise((r) => setTimeout(r, 0));
       const stats = () => ({ ...M.memoryStats(), emvalHandles: M.count_emval_handles?.() ?? null });
-      for (let i = 0; i < 60; i++) type(i);  // warm-up
+      for (let i = 0; i < 60; i++) type(i); // warm-up
       await frame();
       const before = stats();
       const callsBefore = calls;
@@ -109,12 +118,17 @@ test('1,000 recomputes through the page leave its wasm heap where it was', async
       await frame();
       return { before, after: stats(), recomputes: calls - callsBefore };
     });
-    console.log(`page wasm heap over ${result.recomputes} recomputes: before ${JSON.stringify(result.before)}, after ${JSON.stringify(result.after)}`);
+    console.log(
+      `page wasm heap over ${result.recomputes} recomputes: before ${JSON.stringify(result.before)}, after ${JSON.stringify(result.after)}`,
+    );
     assert.ok(result.recomputes >= 1000, `${result.recomputes} calls into the core`);
     assert.equal(result.after.mallocBytes, result.before.mallocBytes, 'bytes in use by malloc');
     assert.equal(result.after.heapBytes, result.before.heapBytes, 'heap size');
     assert.equal(result.after.emvalHandles, result.before.emvalHandles, 'live Embind handles');
-    assert.deepEqual(problems.filter((p) => !/Throttling navigation/.test(p)), []);
+    assert.deepEqual(
+      problems.filter((p) => !/Throttling navigation/.test(p)),
+      [],
+    );
   } finally {
     await page.close();
   }

@@ -7,15 +7,32 @@ import { DEFAULTS, apply, fromParams, parseControls, parseValue, settingsFor, to
 import { columns, mulberry32, multiHeadWeights, xavierUniform } from '../../web/lib/rng.js';
 
 const tokens = ['the', 'cat', 'sat'];
-const good = [[1, 0, 0], [0.5, 0.5, 0], [0.2, 0.3, 0.5]];
+const good = [
+  [1, 0, 0],
+  [0.5, 0.5, 0],
+  [0.2, 0.3, 0.5],
+];
 const hf = (attentions) => JSON.stringify({ tokens, attentions });
-const rejects = (input, pattern, tok) => assert.throws(() => parseAttention(input, tok), (e) => e instanceof ImportError && pattern.test(e.message), String(pattern));
+const rejects = (input, pattern, tok) =>
+  assert.throws(
+    () => parseAttention(input, tok),
+    (e) => e instanceof ImportError && pattern.test(e.message),
+    String(pattern),
+  );
 
 test('accepts the Hugging Face shape and its variants, keeping every weight', () => {
-  const four = parseAttention(hf([[good, good], [good, good]]));
+  const four = parseAttention(
+    hf([
+      [good, good],
+      [good, good],
+    ]),
+  );
   assert.equal(four.layers, 2);
   assert.equal(four.heads, 2);
-  assert.deepEqual(four.tokens.map((t) => t.text), tokens);
+  assert.deepEqual(
+    four.tokens.map((t) => t.text),
+    tokens,
+  );
   assert.deepEqual(Array.from(four.attentions[1][1].data), good.flat().map(Math.fround));
   // Tuple of layers, each batch × heads × T × T with a batch of one (what output_attentions gives).
   const five = parseAttention(hf([[[good]], [[good]]]));
@@ -37,16 +54,84 @@ test('malformed input, wrong shapes and bad rows get messages naming the problem
   rejects(JSON.stringify({ tokens: ['a', 3, 'c'], attentions: [[good]] }), /tokens\[1\] is 3, not a string/);
   rejects(hf([[good, good.slice(0, 2)]]), /attentions\[0\]\[1\] has 2 rows but there are 3 tokens/);
   rejects(hf([[good], [good, good]]), /attentions\[1\] has 2 heads but attentions\[0\] has 1/);
-  rejects(hf([[[[1, 0, 0], [0.5, 0.5], [0, 0, 1]]]]), /attentions\[0\]\[0\] row 1 has 2 values but there are 3 tokens/);
-  rejects(hf([[[[1, 0, 0], [0.5, 0.32, 0], [0, 0, 1]]]]), /attentions\[0\]\[0\] row 1 sums to 0\.82, not 1/);
-  rejects(hf([[[[1, 0, 0], [1.5, -0.5, 0], [0, 0, 1]]]]), /row 1, column 1 is -0\.5; attention weights cannot be negative/);
-  rejects(hf([[[[1, 0, 0], ['0.5', 0.5, 0], [0, 0, 1]]]]), /row 1, column 0 is the string "0\.5", not a number/);
+  rejects(
+    hf([
+      [
+        [
+          [1, 0, 0],
+          [0.5, 0.5],
+          [0, 0, 1],
+        ],
+      ],
+    ]),
+    /attentions\[0\]\[0\] row 1 has 2 values but there are 3 tokens/,
+  );
+  rejects(
+    hf([
+      [
+        [
+          [1, 0, 0],
+          [0.5, 0.32, 0],
+          [0, 0, 1],
+        ],
+      ],
+    ]),
+    /attentions\[0\]\[0\] row 1 sums to 0\.82, not 1/,
+  );
+  rejects(
+    hf([
+      [
+        [
+          [1, 0, 0],
+          [1.5, -0.5, 0],
+          [0, 0, 1],
+        ],
+      ],
+    ]),
+    /row 1, column 1 is -0\.5; attention weights cannot be negative/,
+  );
+  rejects(
+    hf([
+      [
+        [
+          [1, 0, 0],
+          ['0.5', 0.5, 0],
+          [0, 0, 1],
+        ],
+      ],
+    ]),
+    /row 1, column 0 is the string "0\.5", not a number/,
+  );
   rejects('{"tokens": ["a"], "attentions": [[[[1e999]]]]}', /row 0, column 0 is Infinity, not a finite number/);
   rejects(hf([[[[[good]]]]]), /nested 7 deep; expected layers × heads × T × T/);
   rejects(JSON.stringify({ tokens, attentions: [[[good], [good]]].map((l) => [[good], [good]]) }), /batch of 2 sequences/);
   // Within 1e-3 is fine; just past it is not.
-  assert.equal(parseAttention(hf([[[[1, 0, 0], [0.5, 0.5009, 0], [0, 0, 1]]]])).heads, 1);
-  rejects(hf([[[[1, 0, 0], [0.5, 0.5011, 0], [0, 0, 1]]]]), /row 1 sums to 1\.001, not 1/);
+  assert.equal(
+    parseAttention(
+      hf([
+        [
+          [
+            [1, 0, 0],
+            [0.5, 0.5009, 0],
+            [0, 0, 1],
+          ],
+        ],
+      ]),
+    ).heads,
+    1,
+  );
+  rejects(
+    hf([
+      [
+        [
+          [1, 0, 0],
+          [0.5, 0.5011, 0],
+          [0, 0, 1],
+        ],
+      ],
+    ]),
+    /row 1 sums to 1\.001, not 1/,
+  );
 });
 
 test('state: URL parameters round-trip, bad values fall back to the defaults, old links still work', () => {
@@ -54,14 +139,29 @@ test('state: URL parameters round-trip, bad values fall back to the defaults, ol
   assert.deepEqual(fromParams(new URLSearchParams(toParams(state).toString())), state);
   // Options are only written when not the default, and round-trip.
   assert.equal(toParams(state).has('score'), false);
-  const options = { ...state, score: 'cosine', norm: 'columns', diagonal: 'scale', weights: 'random', dk: 6, seed: 9, bias: true, full: true, tour: 2 };
+  const options = {
+    ...state,
+    score: 'cosine',
+    norm: 'columns',
+    diagonal: 'scale',
+    weights: 'random',
+    dk: 6,
+    seed: 9,
+    bias: true,
+    full: true,
+    tour: 2,
+  };
   assert.equal(toParams(options).get('norm'), 'columns');
   assert.equal(toParams(options).get('bias'), '1');
   assert.deepEqual(fromParams(new URLSearchParams(toParams(options).toString())), options);
   // The trained model: source, and layer as a number or 'rollout'.
   const model = { ...state, source: 'model', layer: 'rollout', head: 3 };
   assert.deepEqual(fromParams(new URLSearchParams(toParams(model).toString())), model);
-  const bad = fromParams(new URLSearchParams('view=pie&heads=99&temperature=abc&mask=maybe&word=-1&score=cube&norm=diag&diagonal=0&source=bert&layer=all&weights=magic&dk=99&tour=x&input=poem'));
+  const bad = fromParams(
+    new URLSearchParams(
+      'view=pie&heads=99&temperature=abc&mask=maybe&word=-1&score=cube&norm=diag&diagonal=0&source=bert&layer=all&weights=magic&dk=99&tour=x&input=poem',
+    ),
+  );
   assert.deepEqual(bad, { ...DEFAULTS });
   // Links made before the score choice and the diagonal's new default: scale=none meant dot scores.
   assert.equal(fromParams(new URLSearchParams('scale=none')).score, 'dot');
@@ -89,7 +189,17 @@ test('state: a change brings what it implies, so no combination is half-applied'
   const back = apply(seed, { sentence: 'the train left' });
   assert.deepEqual([back.input, back.weights], ['sentence', 'free']);
   // Which settings apply: the model has its own; steps has no colour scale; heads only in the heads view.
-  assert.deepEqual(settingsFor({ ...DEFAULTS, source: 'model' }), { source: true, score: false, temperature: false, mask: false, norm: false, diagonal: true, heads: false, layer: true, head: true });
+  assert.deepEqual(settingsFor({ ...DEFAULTS, source: 'model' }), {
+    source: true,
+    score: false,
+    temperature: false,
+    mask: false,
+    norm: false,
+    diagonal: true,
+    heads: false,
+    layer: true,
+    head: true,
+  });
   assert.equal(settingsFor({ ...DEFAULTS, view: 'heads' }).heads, true);
   assert.equal(settingsFor({ ...DEFAULTS, view: 'heads' }).norm, false);
   assert.equal(settingsFor({ ...DEFAULTS, view: 'steps' }).diagonal, false);
@@ -97,7 +207,9 @@ test('state: a change brings what it implies, so no combination is half-applied'
 });
 
 test('seeded Xavier weights: deterministic, within the Xavier bound, split by columns', () => {
-  const a = multiHeadWeights(50, 4, 7), b = multiHeadWeights(50, 4, 7), c = multiHeadWeights(50, 4, 8);
+  const a = multiHeadWeights(50, 4, 7),
+    b = multiHeadWeights(50, 4, 7),
+    c = multiHeadWeights(50, 4, 8);
   assert.equal(a.dk, 12);
   assert.equal(a.heads.length, 4);
   assert.deepEqual(a.heads[2].Wq.data, b.heads[2].Wq.data);

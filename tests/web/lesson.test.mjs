@@ -21,8 +21,31 @@ before(async () => {
 after(() => session?.stop());
 
 const SEED003 = {
-  X: [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
-  W: { Wk: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]] },
+  X: [
+    [1, 0, 1, 0],
+    [0, 2, 0, 2],
+    [1, 1, 1, 1],
+  ],
+  W: {
+    Wk: [
+      [0, 0, 1],
+      [1, 1, 0],
+      [0, 1, 0],
+      [1, 1, 0],
+    ],
+    Wq: [
+      [1, 0, 1],
+      [1, 0, 0],
+      [0, 0, 1],
+      [0, 1, 1],
+    ],
+    Wv: [
+      [0, 2, 0],
+      [0, 3, 0],
+      [1, 0, 3],
+      [1, 1, 0],
+    ],
+  },
 };
 
 /** The core's numbers for a state's options, computed here in node: what every view must show. */
@@ -32,37 +55,63 @@ function expected(o) {
   const score = o.score ?? (seed ? 'dot' : 'scaled');
   const options = { temperature: o.temperature ?? 1, causal: o.mask === 'causal' };
   let steps;
-  if (seed) steps = core.attention(SEED003.X, SEED003.W, { ...options, score: { scaled: 'scaled_dot', dot: 'dot', cosine: 'cosine' }[score] });
+  if (seed)
+    steps = core.attention(SEED003.X, SEED003.W, { ...options, score: { scaled: 'scaled_dot', dot: 'dot', cosine: 'cosine' }[score] });
   else if (o.weights === 'identity') {
     const I = identityWeights(vectors.dim, 4);
-    steps = core.attention(X, { Wq: I, Wk: I, Wv: I }, { ...options, score: { scaled: 'scaled_dot', dot: 'dot', cosine: 'cosine' }[score] });
-  } else steps = core.parameterFree(X, score === 'scaled' ? Math.sqrt(vectors.dim) : 1, { ...options, score: score === 'cosine' ? 'cosine' : 'dot' });
+    steps = core.attention(
+      X,
+      { Wq: I, Wk: I, Wv: I },
+      { ...options, score: { scaled: 'scaled_dot', dot: 'dot', cosine: 'cosine' }[score] },
+    );
+  } else
+    steps = core.parameterFree(X, score === 'scaled' ? Math.sqrt(vectors.dim) : 1, {
+      ...options,
+      score: score === 'cosine' ? 'cosine' : 'dot',
+    });
   const weights = o.norm === 'columns' ? core.softmax(steps.scaled, { axis: 'columns' }) : steps.weights;
   const output = o.norm === 'columns' ? core.weightedSum(weights, steps.V) : steps.output;
   const w = multiHeadWeights(X.cols, Math.min(4, X.cols), 1, HEAD_SHARPNESS);
-  const heads = core.multiHead(X, { heads: w.heads, Wo: w.Wo }, { ...options, score: { scaled: 'scaled_dot', dot: 'dot', cosine: 'cosine' }[score] }).heads;
+  const heads = core.multiHead(
+    X,
+    { heads: w.heads, Wo: w.Wo },
+    { ...options, score: { scaled: 'scaled_dot', dot: 'dot', cosine: 'cosine' }[score] },
+  ).heads;
   return { steps, weights, output, heads, T: weights.rows };
 }
 
 /** What each view of the page draws, read back from the page. */
-const readLines = (page) => page.evaluate(() => {
-  const l = document.querySelector('#heatmap canvas.links')?.attentionLines;
-  return l && { ...l, data: Array.from(l.data) };
-});
-const readSteps = (page) => page.evaluate(() => {
-  const svg = document.querySelector('#heatmap svg.steps');
-  return svg && {
-    query: Number(svg.dataset.query),
-    rows: [...svg.querySelectorAll('.steps-row')].map((r) => ['score', 'scaled', 'weight'].map((k) => Number(r.querySelector(`.${k}`).dataset.value))),
-    output: JSON.parse(svg.querySelector('.output').dataset.values),
-  };
-});
-const readHeads = (page) => page.evaluate(() => [...document.querySelectorAll('#heatmap > .heatmap.compact canvas.cells')].map((c) => ({ ...c.attentionWeights, data: Array.from(c.attentionWeights.data) })));
+const readLines = (page) =>
+  page.evaluate(() => {
+    const l = document.querySelector('#heatmap canvas.links')?.attentionLines;
+    return l && { ...l, data: Array.from(l.data) };
+  });
+const readSteps = (page) =>
+  page.evaluate(() => {
+    const svg = document.querySelector('#heatmap svg.steps');
+    return (
+      svg && {
+        query: Number(svg.dataset.query),
+        rows: [...svg.querySelectorAll('.steps-row')].map((r) =>
+          ['score', 'scaled', 'weight'].map((k) => Number(r.querySelector(`.${k}`).dataset.value)),
+        ),
+        output: JSON.parse(svg.querySelector('.output').dataset.values),
+      }
+    );
+  });
+const readHeads = (page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('#heatmap > .heatmap.compact canvas.cells')].map((c) => ({
+      ...c.attentionWeights,
+      data: Array.from(c.attentionWeights.data),
+    })),
+  );
 const near = (a, b, where) => assert.ok(a === b || Math.abs(a - b) <= TOL, `${where}: page ${a}, core ${b}`);
 
 /** Every view of the figure and the walkthrough's steps 5 and 8 show `want` (for selected word i). */
 async function assertAllViews(page, want, i, where) {
-  const T = want.T, at = (m, r, c) => m.data[r * m.cols + c];
+  const T = want.T,
+    at = (m, r, c) => m.data[r * m.cols + c];
   await page.selectOption('#view', 'heatmap');
   const { map } = await figureState(page, null);
   assertWeights(map, want.weights, `${where} heatmap`, TOL);
@@ -70,7 +119,9 @@ async function assertAllViews(page, want, i, where) {
   await page.selectOption('#view', 'lines');
   const lines = await readLines(page);
   assert.equal(lines.T, T, `${where} lines`);
-  lines.data.forEach((v, n) => near(v, at(want.weights, lines.start + Math.floor(n / lines.rows), lines.start + (n % lines.rows)), `${where} lines ${n}`));
+  lines.data.forEach((v, n) =>
+    near(v, at(want.weights, lines.start + Math.floor(n / lines.rows), lines.start + (n % lines.rows)), `${where} lines ${n}`),
+  );
   await page.selectOption('#view', 'steps');
   const steps = await readSteps(page);
   assert.equal(steps.query, i, `${where} steps: the selected word`);
@@ -83,14 +134,22 @@ async function assertAllViews(page, want, i, where) {
   await page.selectOption('#view', 'heads');
   const heads = await readHeads(page);
   assert.equal(heads.length, want.heads.length, `${where} heads`);
-  heads.forEach((h, k) => h.data.forEach((v, n) => near(v, at(want.heads[k].weights, h.rowStart + Math.floor(n / h.cols), h.colStart + (n % h.cols)), `${where} head ${k + 1} (${n})`)));
+  heads.forEach((h, k) =>
+    h.data.forEach((v, n) =>
+      near(v, at(want.heads[k].weights, h.rowStart + Math.floor(n / h.cols), h.colStart + (n % h.cols)), `${where} head ${k + 1} (${n})`),
+    ),
+  );
   // The walkthrough, on the same numbers: step 5's weights for the query, step 8's whole matrix.
   await onScreen(page, 'step-softmax');
-  const alpha = await page.$$eval('table[data-name="softmax"] tr[data-stage="weight α"] td', (tds) => tds.map((t) => [Number(t.dataset.key), Number(t.dataset.value)]));
+  const alpha = await page.$$eval('table[data-name="softmax"] tr[data-stage="weight α"] td', (tds) =>
+    tds.map((t) => [Number(t.dataset.key), Number(t.dataset.value)]),
+  );
   assert.equal(alpha.length, Math.min(T, 16), `${where} step 5`);
   for (const [j, v] of alpha) near(v, at(want.weights, i, j), `${where} step 5 α(${i}, ${j})`);
   await onScreen(page, 'step-repeat');
-  const all = await page.$$eval('table[data-name="weights"] td[data-row]', (tds) => tds.map((t) => [Number(t.dataset.row), Number(t.dataset.col), Number(t.dataset.value)]));
+  const all = await page.$$eval('table[data-name="weights"] td[data-row]', (tds) =>
+    tds.map((t) => [Number(t.dataset.row), Number(t.dataset.col), Number(t.dataset.value)]),
+  );
   assert.ok(all.length > 0, `${where} step 8`);
   for (const [r, c, v] of all) near(v, at(want.weights, r, c), `${where} step 8 (${r}, ${c})`);
   await page.evaluate(() => scrollTo(0, 0));
@@ -130,7 +189,12 @@ test('an option changed on the page reaches every view at once (no view keeps an
     await assertAllViews(page, expected({ norm: 'columns', mask: 'causal', score: 'cosine' }), 4, 'changed on the page');
     // The walkthrough's own choice (weights) changes the figure too.
     await page.selectOption('#x-mode', 'identity');
-    await assertAllViews(page, expected({ norm: 'columns', mask: 'causal', score: 'cosine', weights: 'identity' }), 4, 'weights from the walkthrough');
+    await assertAllViews(
+      page,
+      expected({ norm: 'columns', mask: 'causal', score: 'cosine', weights: 'identity' }),
+      4,
+      'weights from the walkthrough',
+    );
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -141,11 +205,17 @@ test('the walkthrough’s words are always the sentence’s: a paragraph, then a
   const { page, problems } = await openWatched(browser, url, { viewport: { width: 1280, height: 900 } });
   try {
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
-    const paragraph = Array.from({ length: 40 }, (_, i) => ['the', 'river', 'bank', 'flooded', 'after', 'heavy', 'rain', 'station'][i % 8]).join(' ');
+    const paragraph = Array.from(
+      { length: 40 },
+      (_, i) => ['the', 'river', 'bank', 'flooded', 'after', 'heavy', 'rain', 'station'][i % 8],
+    ).join(' ');
     await page.fill('#sentence', paragraph);
     await page.waitForFunction(() => !document.querySelector('.picker-menu').hidden);
     const menu = await page.$$eval('.picker-menu option', (os) => os.map((o) => o.textContent));
-    assert.deepEqual(menu, core.tokenize(paragraph).map((t, k) => `${k + 1}: ${t}`));
+    assert.deepEqual(
+      menu,
+      core.tokenize(paragraph).map((t, k) => `${k + 1}: ${t}`),
+    );
     assert.equal(await page.locator('.picker').isHidden(), true, 'no buttons of another sentence');
     // Choosing "station" (word 8) in the walkthrough selects it in the figure.
     await page.selectOption('.picker-menu', '7');
@@ -166,20 +236,29 @@ test('the walkthrough’s words are always the sentence’s: a paragraph, then a
   }
 });
 
-for (const [width, height] of [[1280, 800], [390, 844]]) {
+for (const [width, height] of [
+  [1280, 800],
+  [390, 844],
+]) {
   test(`first screen at ${width}×${height}: a short intro, three controls and the story, then the whole 7×7 heatmap, no scrolling`, async () => {
     const { page, problems } = await openWatched(browser, url, { viewport: { width, height } });
     try {
       await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
       const screen = await page.evaluate(() => {
-        const visible = (el) => el.checkVisibility() && el.getBoundingClientRect().bottom <= innerHeight && el.getBoundingClientRect().width > 0;
+        const visible = (el) =>
+          el.checkVisibility() && el.getBoundingClientRect().bottom <= innerHeight && el.getBoundingClientRect().width > 0;
         const canvas = document.querySelector('#heatmap canvas.cells');
-        const controls = [...document.querySelectorAll('#figure :is(input, select, textarea, button)')].filter(visible)
-          .filter((el) => el.getBoundingClientRect().top < canvas.getBoundingClientRect().top).map((el) => el.id || el.className);
+        const controls = [...document.querySelectorAll('#figure :is(input, select, textarea, button)')]
+          .filter(visible)
+          .filter((el) => el.getBoundingClientRect().top < canvas.getBoundingClientRect().top)
+          .map((el) => el.id || el.className);
         return {
           cells: canvas.attentionWeights.rows * canvas.attentionWeights.cols,
-          bottom: canvas.getBoundingClientRect().bottom, height: innerHeight, scrollY,
-          controls, story: document.getElementById('story').textContent,
+          bottom: canvas.getBoundingClientRect().bottom,
+          height: innerHeight,
+          scrollY,
+          controls,
+          story: document.getElementById('story').textContent,
           storyVisible: visible(document.getElementById('story')),
           sentenceTag: document.getElementById('sentence').tagName,
         };
@@ -192,7 +271,10 @@ for (const [width, height] of [[1280, 800], [390, 844]]) {
       // The story, from the numbers: train's strongest link and its weight on itself.
       const { X } = vectors.embed(SENTENCE, 64);
       const w = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 }).weights.data;
-      assert.equal(screen.story.split(').')[0] + ').', `“train” looks most at “station” (${w[11].toFixed(2)}), after itself (${w[8].toFixed(2)}).`);
+      assert.equal(
+        screen.story.split(').')[0] + ').',
+        `“train” looks most at “station” (${w[11].toFixed(2)}), after itself (${w[8].toFixed(2)}).`,
+      );
       assert.match(screen.story, new RegExp(`“station” looks most at “train” in turn \\(${w[29].toFixed(2)}\\)\\.$`));
       assert.ok(screen.storyVisible);
       assert.deepEqual(problems, []);
@@ -209,10 +291,24 @@ test('phone: no text under 12 px anywhere on the page, and the sticky word bar a
     for (const query of ['', '?view=steps', '?view=heads&input=seed003', '?view=lines&source=model']) {
       await page.goto(url + query);
       await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
-      await page.waitForFunction(() => document.getElementById('plot') && !document.getElementById('plot').hidden, null, { timeout: 20_000 });
+      await page.waitForFunction(() => document.getElementById('plot') && !document.getElementById('plot').hidden, null, {
+        timeout: 20_000,
+      });
       await page.addStyleTag({ content: '.step, #by-hand, #rnn { content-visibility: visible !important; }' });
       // Every step drawn (each draws as it comes on screen).
-      for (const id of ['step-inputs', 'step-weights', 'step-qkv', 'shapes', 'step-scores', 'step-softmax', 'step-weighted', 'expansion', 'step-repeat', 'vectors', 'multihead']) {
+      for (const id of [
+        'step-inputs',
+        'step-weights',
+        'step-qkv',
+        'shapes',
+        'step-scores',
+        'step-softmax',
+        'step-weighted',
+        'expansion',
+        'step-repeat',
+        'vectors',
+        'multihead',
+      ]) {
         await onScreen(page, id);
       }
       const small = await page.evaluate(() => {
@@ -247,16 +343,25 @@ test('the guided tour: each stop sets the state and the URL and points at its pa
   try {
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
     await page.click('#tour-start');
-    const stop = () => page.evaluate(() => ({
-      stop: document.querySelector('.tour').dataset.stop, title: document.getElementById('tour-title').textContent,
-      focus: document.activeElement.id, target: document.querySelector('.tour-target')?.id, text: document.querySelector('.tour-text').textContent,
-      params: Object.fromEntries(new URL(location.href).searchParams), view: document.getElementById('view').value,
-      role: document.querySelector('.tour').getAttribute('role'), labelled: document.querySelector('.tour').getAttribute('aria-labelledby'),
-    }));
+    const stop = () =>
+      page.evaluate(() => ({
+        stop: document.querySelector('.tour').dataset.stop,
+        title: document.getElementById('tour-title').textContent,
+        focus: document.activeElement.id,
+        target: document.querySelector('.tour-target')?.id,
+        text: document.querySelector('.tour-text').textContent,
+        params: Object.fromEntries(new URL(location.href).searchParams),
+        view: document.getElementById('view').value,
+        role: document.querySelector('.tour').getAttribute('role'),
+        labelled: document.querySelector('.tour').getAttribute('aria-labelledby'),
+      }));
     const seen = [];
     for (let k = 0; k < 6; k++) {
       await page.waitForFunction((k) => document.querySelector('.tour')?.dataset.stop === String(k), k);
-      if (k === 5) await page.waitForFunction(() => document.querySelector('.tour-text').textContent.startsWith('A trained model'), null, { timeout: 20_000 });
+      if (k === 5)
+        await page.waitForFunction(() => document.querySelector('.tour-text').textContent.startsWith('A trained model'), null, {
+          timeout: 20_000,
+        });
       const s = await stop();
       seen.push(s);
       assert.equal(s.focus, 'tour-title', `stop ${k + 1}: focus moves to the panel`);
@@ -266,8 +371,14 @@ test('the guided tour: each stop sets the state and the URL and points at its pa
       assert.ok(s.target, `stop ${k + 1} points at a part of the page`);
       if (k < 5) await page.keyboard.press('Tab').then(() => page.click('.tour-next'));
     }
-    assert.deepEqual(seen.map((s) => s.target), ['step-inputs', 'figure', 'story', 'expansion', 'vectors', 'figure']);
-    assert.deepEqual(seen.map((s) => s.view), ['heatmap', 'heatmap', 'lines', 'heatmap', 'steps', 'heads']);
+    assert.deepEqual(
+      seen.map((s) => s.target),
+      ['step-inputs', 'figure', 'story', 'expansion', 'vectors', 'figure'],
+    );
+    assert.deepEqual(
+      seen.map((s) => s.view),
+      ['heatmap', 'heatmap', 'lines', 'heatmap', 'steps', 'heads'],
+    );
     assert.match(seen[2].text, /^“train” looks most at “station”/);
     assert.equal(seen[5].params.source, 'model');
     // Back, then Escape: the tour closes, the state of its last stop stays (and the URL keeps it, without tour).
@@ -295,7 +406,10 @@ test('imported attention: the formula, the notes and the walkthrough say what it
   const { page, problems } = await openWatched(browser, url, { viewport: { width: 1280, height: 900 } });
   try {
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
-    const rows = [[0.5, 0.5], [0.25, 0.75]];
+    const rows = [
+      [0.5, 0.5],
+      [0.25, 0.75],
+    ];
     await page.evaluate((rows) => window.attentionFigure.importAttention({ tokens: ['[CLS]', 'hi'], attentions: [[rows]] }), rows);
     await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 2);
     assert.match(await page.textContent('#option-note'), /^Imported attention: the weights of a real model/);
@@ -333,8 +447,14 @@ test('details: a growing sentence box, Heads only with the heads view, a wrappin
     await page.check('#x-full');
     await onScreen(page, 'expansion');
     const sum = await page.evaluate(() => {
-      const box = document.querySelector('#expansion .expansion-box'), step = document.getElementById('expansion').getBoundingClientRect();
-      return { overflow: box.scrollWidth - box.clientWidth, right: Math.max(...[...box.children].map((m) => m.getBoundingClientRect().right)), stepRight: step.right, lines: new Set([...box.children].map((m) => Math.round(m.getBoundingClientRect().top))).size };
+      const box = document.querySelector('#expansion .expansion-box'),
+        step = document.getElementById('expansion').getBoundingClientRect();
+      return {
+        overflow: box.scrollWidth - box.clientWidth,
+        right: Math.max(...[...box.children].map((m) => m.getBoundingClientRect().right)),
+        stepRight: step.right,
+        lines: new Set([...box.children].map((m) => Math.round(m.getBoundingClientRect().top))).size,
+      };
     });
     assert.ok(sum.overflow <= 1 && sum.right <= sum.stepRight, JSON.stringify(sum));
     assert.ok(sum.lines >= 2, 'on more than one line');
@@ -351,13 +471,19 @@ test('details: a growing sentence box, Heads only with the heads view, a wrappin
     // Numbers: a true minus sign and one count of decimals per table, editable cells included.
     await onScreen(page, 'step-weights');
     const cells = await page.$$eval('#step-weights table[data-name="W_Q"] input', (is) => is.map((i) => i.value));
-    assert.ok(cells.every((v) => /^−?\d\.\d{4}$/.test(v)), cells.slice(0, 5).join(' '));
+    assert.ok(
+      cells.every((v) => /^−?\d\.\d{4}$/.test(v)),
+      cells.slice(0, 5).join(' '),
+    );
     assert.ok(cells.some((v) => v.startsWith('−')));
     const rowNames = await page.$$eval('#step-weights table[data-name="W_Q"] tbody th', (ths) => ths.map((t) => t.textContent));
     assert.deepEqual(rowNames.slice(0, 3), ['d1', 'd2', 'd3'], 'W’s rows meet X’s columns d1…d50');
     await onScreen(page, 'step-repeat');
     const texts = await page.$$eval('#step-repeat table[data-name="weights"] td[data-row]', (tds) => tds.map((t) => t.textContent));
-    assert.ok(texts.every((t) => /^−?\d\.\d{4}$/.test(t)), `no bare 0 among the weights: ${texts.filter((t) => !/^−?\d\.\d{4}$/.test(t))}`);
+    assert.ok(
+      texts.every((t) => /^−?\d\.\d{4}$/.test(t)),
+      `no bare 0 among the weights: ${texts.filter((t) => !/^−?\d\.\d{4}$/.test(t))}`,
+    );
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -28,14 +28,21 @@ function reference(text, options = {}) {
 /** The page opened on the long sentence (and `query`: more URL parameters), its view drawn. */
 async function openLong(query = '', viewport = { width: 1280, height: 900 }) {
   const opened = await openWatched(browser, `${url}?sentence=${encodeURIComponent(LONG)}${query}`, { viewport });
-  await opened.page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights ||
-    document.querySelector('#heatmap canvas.links')?.attentionLines || document.querySelector('#heatmap svg.steps'), null, { timeout: 20_000 });
+  await opened.page.waitForFunction(
+    () =>
+      document.querySelector('#heatmap canvas.cells')?.attentionWeights ||
+      document.querySelector('#heatmap canvas.links')?.attentionLines ||
+      document.querySelector('#heatmap svg.steps'),
+    null,
+    { timeout: 20_000 },
+  );
   await frames(opened.page);
   return opened;
 }
 
 /** Lets deferred redraws (a long input redraws at the next frame) run. */
-const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
+const frames = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
 
 /** The main heatmap, checked against the reference: weights, labels, colours. */
 async function checkedMap(page, ref, where) {
@@ -84,7 +91,10 @@ test('the overview moves the window: keys, a click and a drag; labels and cells 
     await page.keyboard.press('PageDown');
     let map = await checkedMap(page, ref, 'Page Down');
     assert.equal(map.rowStart, 48, 'Page Down moves a window of rows');
-    assert.notDeepEqual(map.rowLabels.map((l) => l.index), first.rowLabels.map((l) => l.index));
+    assert.notDeepEqual(
+      map.rowLabels.map((l) => l.index),
+      first.rowLabels.map((l) => l.index),
+    );
     await page.keyboard.press('ArrowRight');
     map = await checkedMap(page, ref, 'Arrow Right');
     assert.equal(map.colStart, first.colStart + Math.max(1, Math.floor(map.cols / 4)));
@@ -116,11 +126,16 @@ test('arrow keys in the grid scroll the window past its edge; the active cell st
   try {
     const ref = reference(LONG);
     const T = 300;
-    const active = () => page.evaluate(() => {
-      const grid = document.activeElement;
-      const cell = document.getElementById(grid.getAttribute('aria-activedescendant'));
-      return { row: Number(cell.parentElement.getAttribute('aria-rowindex')) - 2, col: Number(cell.getAttribute('aria-colindex')) - 2, text: cell.textContent };
-    });
+    const active = () =>
+      page.evaluate(() => {
+        const grid = document.activeElement;
+        const cell = document.getElementById(grid.getAttribute('aria-activedescendant'));
+        return {
+          row: Number(cell.parentElement.getAttribute('aria-rowindex')) - 2,
+          col: Number(cell.getAttribute('aria-colindex')) - 2,
+          text: cell.textContent,
+        };
+      });
     await page.focus('#heatmap .hm-grid');
     let map = await checkedMap(page, ref, 'start');
     const rows = map.rows;
@@ -150,10 +165,15 @@ test('lines, steps and heads views window a long input around the chosen word, a
   try {
     const ref = reference(LONG);
     const T = 300;
-    const lines = () => page.evaluate(() => {
-      const l = document.querySelector('canvas.links').attentionLines;
-      return { ...l, data: Array.from(l.data), words: [...document.querySelectorAll('svg.lines .word.query')].map((w) => [Number(w.dataset.index), w.textContent]) };
-    });
+    const lines = () =>
+      page.evaluate(() => {
+        const l = document.querySelector('canvas.links').attentionLines;
+        return {
+          ...l,
+          data: Array.from(l.data),
+          words: [...document.querySelectorAll('svg.lines .word.query')].map((w) => [Number(w.dataset.index), w.textContent]),
+        };
+      });
     const checkLines = (l, where) => {
       assert.equal(l.T, T);
       assert.equal(l.rows, 48, where);
@@ -161,9 +181,13 @@ test('lines, steps and heads views window a long input around the chosen word, a
         assert.equal(index, l.start + k, where);
         assert.equal(text, ref.tokens[index].text, where);
       });
-      for (let r = 0; r < l.rows; r++) for (let c = 0; c < l.rows; c++) {
-        assert.ok(Math.abs(l.data[r * l.rows + c] - ref.steps.weights.data[(l.start + r) * T + l.start + c]) < 1e-6, `${where} (${r}, ${c})`);
-      }
+      for (let r = 0; r < l.rows; r++)
+        for (let c = 0; c < l.rows; c++) {
+          assert.ok(
+            Math.abs(l.data[r * l.rows + c] - ref.steps.weights.data[(l.start + r) * T + l.start + c]) < 1e-6,
+            `${where} (${r}, ${c})`,
+          );
+        }
     };
     let l = await lines();
     checkLines(l, 'lines');
@@ -184,10 +208,15 @@ test('lines, steps and heads views window a long input around the chosen word, a
     // Steps: the keys around the chosen word, with the core's numbers.
     await page.selectOption('#view', 'steps');
     await frames(page);
-    const steps = await page.evaluate(() => [...document.querySelectorAll('.steps-row')].map((r) => [Number(r.dataset.key), Number(r.querySelector('.weight').dataset.value)]));
+    const steps = await page.evaluate(() =>
+      [...document.querySelectorAll('.steps-row')].map((r) => [Number(r.dataset.key), Number(r.querySelector('.weight').dataset.value)]),
+    );
     const query = Number(await page.inputValue('#word'));
     assert.equal(steps.length, 48);
-    assert.ok(steps.some(([j]) => j === query), 'the query\'s own key is in the window');
+    assert.ok(
+      steps.some(([j]) => j === query),
+      "the query's own key is in the window",
+    );
     for (const [j, w] of steps) assert.ok(Math.abs(w - ref.steps.weights.data[query * T + j]) < 1e-6, `steps key ${j}`);
     await page.click('#heatmap .pager .earlier');
     const earlier = await page.evaluate(() => Number(document.querySelector('.steps-row').dataset.key));
@@ -221,19 +250,27 @@ test('lines, steps and heads views window a long input around the chosen word, a
   }
 });
 
-test('the table alternative is built only when opened, holds the window\'s weights and follows it', async () => {
+test("the table alternative is built only when opened, holds the window's weights and follows it", async () => {
   const { page, problems } = await openLong('&word=40');
   try {
     const ref = reference(LONG);
     const T = 300;
-    const table = () => page.evaluate(() => {
-      const t = document.querySelector('#heatmap details.hm-table table');
-      return t && {
-        caption: t.caption.textContent,
-        rows: [...t.querySelectorAll('tbody th')].map((th) => th.textContent),
-        cells: [...t.querySelectorAll('td[data-row]')].map((td) => [Number(td.dataset.row), Number(td.dataset.col), Number(td.dataset.value), td.textContent]),
-      };
-    });
+    const table = () =>
+      page.evaluate(() => {
+        const t = document.querySelector('#heatmap details.hm-table table');
+        return (
+          t && {
+            caption: t.caption.textContent,
+            rows: [...t.querySelectorAll('tbody th')].map((th) => th.textContent),
+            cells: [...t.querySelectorAll('td[data-row]')].map((td) => [
+              Number(td.dataset.row),
+              Number(td.dataset.col),
+              Number(td.dataset.value),
+              td.textContent,
+            ]),
+          }
+        );
+      });
     assert.equal(await table(), null, 'no table until it is asked for');
     await page.click('#heatmap details.hm-table summary');
     // (The disclosure's toggle event, which builds the table, comes after the click.)
@@ -241,8 +278,14 @@ test('the table alternative is built only when opened, holds the window\'s weigh
     const map = (await figureState(page, null)).map;
     let t = await table();
     assert.equal(t.cells.length, map.rows * map.cols);
-    assert.deepEqual(t.rows, ref.tokens.slice(map.rowStart, map.rowStart + map.rows).map((x) => x.text));
-    assert.match(t.caption, new RegExp(`rows ${map.rowStart + 1}–${map.rowStart + map.rows} and columns ${map.colStart + 1}–${map.colStart + map.cols} of 300`));
+    assert.deepEqual(
+      t.rows,
+      ref.tokens.slice(map.rowStart, map.rowStart + map.rows).map((x) => x.text),
+    );
+    assert.match(
+      t.caption,
+      new RegExp(`rows ${map.rowStart + 1}–${map.rowStart + map.rows} and columns ${map.colStart + 1}–${map.colStart + map.cols} of 300`),
+    );
     for (const [r, c, v, text] of t.cells) {
       const want = ref.steps.weights.data[r * T + c];
       assert.ok(Math.abs(v - want) < 1e-6, `table (${r}, ${c})`);
@@ -302,8 +345,10 @@ test('canvases follow the theme: the gaps between cells take the figure backgrou
     try {
       await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
       const { gap, bg } = await page.evaluate(() => {
-        const canvas = document.querySelector('#heatmap canvas.cells'), w = canvas.attentionWeights;
-        const x = Math.round(w.cell * w.ratio) - 1, y = Math.round(0.5 * w.cell * w.ratio);
+        const canvas = document.querySelector('#heatmap canvas.cells'),
+          w = canvas.attentionWeights;
+        const x = Math.round(w.cell * w.ratio) - 1,
+          y = Math.round(0.5 * w.cell * w.ratio);
         return {
           gap: [...canvas.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)],
           bg: getComputedStyle(canvas.closest('.af')).backgroundColor,
@@ -315,8 +360,14 @@ test('canvases follow the theme: the gaps between cells take the figure backgrou
       const other = theme === 'dark' ? 'light' : 'dark';
       await page.evaluate((t) => window.attentionFigure.setTheme(t), other);
       const after = await page.evaluate(() => {
-        const canvas = document.querySelector('#heatmap canvas.cells'), w = canvas.attentionWeights;
-        return [...canvas.getContext('2d').getImageData(Math.round(w.cell * w.ratio) - 1, Math.round(0.5 * w.cell * w.ratio), 1, 1).data.slice(0, 3)];
+        const canvas = document.querySelector('#heatmap canvas.cells'),
+          w = canvas.attentionWeights;
+        return [
+          ...canvas
+            .getContext('2d')
+            .getImageData(Math.round(w.cell * w.ratio) - 1, Math.round(0.5 * w.cell * w.ratio), 1, 1)
+            .data.slice(0, 3),
+        ];
       });
       assert.deepEqual(after, other === 'dark' ? [23, 25, 30] : [255, 255, 255]);
       assert.deepEqual(problems, []);
@@ -337,10 +388,17 @@ test('the walkthrough follows the figure’s own numbers for a long sentence (on
     assert.equal(await page.locator('#walkthrough .x-note').isHidden(), true);
     const ref = reference(LONG);
     await page.evaluate(() => document.getElementById('step-softmax').scrollIntoView());
-    await page.waitForFunction(() => document.getElementById('step-softmax').dataset.drawn === document.getElementById('explainer').dataset.generation);
-    const cells = await page.$$eval('table[data-name="softmax"] tr[data-stage="weight α"] td', (tds) => tds.map((t) => [Number(t.dataset.key), Number(t.dataset.value)]));
+    await page.waitForFunction(
+      () => document.getElementById('step-softmax').dataset.drawn === document.getElementById('explainer').dataset.generation,
+    );
+    const cells = await page.$$eval('table[data-name="softmax"] tr[data-stage="weight α"] td', (tds) =>
+      tds.map((t) => [Number(t.dataset.key), Number(t.dataset.value)]),
+    );
     assert.equal(cells.length, 16, 'a window of 16 keys');
-    assert.ok(cells.some(([j]) => j === 100), 'around the query');
+    assert.ok(
+      cells.some(([j]) => j === 100),
+      'around the query',
+    );
     for (const [j, v] of cells) assert.ok(Math.abs(v - ref.steps.weights.data[100 * T + j]) < 1e-6, `α(101, ${j + 1})`);
     assert.match(await page.textContent('#step-softmax'), new RegExp(`Keys \\d+–\\d+ of ${T} are shown`));
     // Picking another word in the walkthrough's menu selects it in the figure too (one state).

@@ -8,8 +8,19 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  HOSTILE, assertColours, assertLabels, assertShowsModel, assertWeights, elementCensus, figureState, modelReference,
-  onScreen as stepOnScreen, openWatched, readHeatmaps, settled, startSession,
+  HOSTILE,
+  assertColours,
+  assertLabels,
+  assertShowsModel,
+  assertWeights,
+  elementCensus,
+  figureState,
+  modelReference,
+  onScreen as stepOnScreen,
+  openWatched,
+  readHeatmaps,
+  settled,
+  startSession,
 } from './harness.mjs';
 import { DEFAULTS, fromParams, toParams } from '../../web/lib/state.js';
 
@@ -31,11 +42,16 @@ after(() => {
 const near = (a, b, where) => assert.ok(Math.abs(Number(a) - b) <= TOLERANCE, `${where}: shown ${a}, wasm ${b}`);
 
 /** Inside a widget (host: CSS selector) or the page (null): waits until the figure draws the trained model. */
-const modelDrawn = (page, host = null) => page.waitForFunction((host) => {
-  const scope = host ? document.querySelector(host)?.shadowRoot : document;
-  const p = scope?.getElementById('predictions');
-  return p && !p.hidden && scope.getElementById('plot') && !scope.getElementById('plot').hidden;
-}, host, { timeout: 20_000 });
+const modelDrawn = (page, host = null) =>
+  page.waitForFunction(
+    (host) => {
+      const scope = host ? document.querySelector(host)?.shadowRoot : document;
+      const p = scope?.getElementById('predictions');
+      return p && !p.hidden && scope.getElementById('plot') && !scope.getElementById('plot').hidden;
+    },
+    host,
+    { timeout: 20_000 },
+  );
 
 /** The page (URL query `query`) with the trained model drawn. */
 async function openModel(query = '?source=model', viewport = { width: 1280, height: 900 }) {
@@ -50,23 +66,30 @@ async function headMaps(page, host = null) {
   const info = await page.evaluate((host) => {
     const scope = host ? document.querySelector(host).shadowRoot : document;
     return [...scope.querySelectorAll('#heatmap > .heatmap')].map((el) => ({
-      layer: Number(el.dataset.layer), head: Number(el.dataset.head),
-      title: el.querySelector('text.head-title')?.textContent, caption: el.querySelector('.hm-caption')?.textContent ?? '',
+      layer: Number(el.dataset.layer),
+      head: Number(el.dataset.head),
+      title: el.querySelector('text.head-title')?.textContent,
+      caption: el.querySelector('.hm-caption')?.textContent ?? '',
     }));
   }, host);
   return maps.map((map, k) => ({ ...map, ...info[k] }));
 }
 
 /** The steps view's numbers (each cell's data-value) and output row. */
-const readSteps = (page) => page.evaluate(() => {
-  const svg = document.querySelector('#heatmap svg.steps');
-  return svg && {
-    query: Number(svg.dataset.query),
-    rows: [...svg.querySelectorAll('.steps-row')].map((r) => ['score', 'scaled', 'weight'].map((k) => r.querySelector(`.${k}`).dataset.value)),
-    output: JSON.parse(svg.querySelector('.output').dataset.values),
-    note: svg.querySelector('.steps-note').textContent,
-  };
-});
+const readSteps = (page) =>
+  page.evaluate(() => {
+    const svg = document.querySelector('#heatmap svg.steps');
+    return (
+      svg && {
+        query: Number(svg.dataset.query),
+        rows: [...svg.querySelectorAll('.steps-row')].map((r) =>
+          ['score', 'scaled', 'weight'].map((k) => r.querySelector(`.${k}`).dataset.value),
+        ),
+        output: JSON.parse(svg.querySelector('.output').dataset.values),
+        note: svg.querySelector('.steps-note').textContent,
+      }
+    );
+  });
 
 /** Opens the page figure's "More options" panel, where the source and the other settings are. */
 const moreOptions = async (page) => {
@@ -74,22 +97,27 @@ const moreOptions = async (page) => {
 };
 
 /** What the page shows beside the figure: caption, option note, predictions, hidden settings, message. */
-const aside = (page, host = null) => page.evaluate((host) => {
-  const scope = host ? document.querySelector(host).shadowRoot : document;
-  const text = (id) => scope.getElementById(id)?.textContent ?? '';
-  return {
-    caption: scope.getElementById('head-caption').hidden ? '' : text('head-caption'),
-    optionNote: text('option-note'),
-    predictions: [...scope.querySelectorAll('#predictions li')].map((li) => ({ word: li.dataset.word, probability: Number(li.dataset.probability), text: li.textContent })),
-    predictionsShown: !scope.getElementById('predictions').hidden && !scope.getElementById('plot').hidden,
-    // Settings that do not apply are hidden, not greyed out.
-    hidden: ['temperature', 'mask', 'score', 'norm', 'heads'].filter((id) => scope.getElementById(id).closest('.field').hidden),
-    headHidden: scope.getElementById('head').closest('.field').hidden,
-    layerRow: !scope.getElementById('layer').closest('.layers').hidden,
-    message: scope.getElementById('message').hidden ? '' : text('message'),
-    status: text('status'),
-  };
-}, host);
+const aside = (page, host = null) =>
+  page.evaluate((host) => {
+    const scope = host ? document.querySelector(host).shadowRoot : document;
+    const text = (id) => scope.getElementById(id)?.textContent ?? '';
+    return {
+      caption: scope.getElementById('head-caption').hidden ? '' : text('head-caption'),
+      optionNote: text('option-note'),
+      predictions: [...scope.querySelectorAll('#predictions li')].map((li) => ({
+        word: li.dataset.word,
+        probability: Number(li.dataset.probability),
+        text: li.textContent,
+      })),
+      predictionsShown: !scope.getElementById('predictions').hidden && !scope.getElementById('plot').hidden,
+      // Settings that do not apply are hidden, not greyed out.
+      hidden: ['temperature', 'mask', 'score', 'norm', 'heads'].filter((id) => scope.getElementById(id).closest('.field').hidden),
+      headHidden: scope.getElementById('head').closest('.field').hidden,
+      layerRow: !scope.getElementById('layer').closest('.layers').hidden,
+      message: scope.getElementById('message').hidden ? '' : text('message'),
+      status: text('status'),
+    };
+  }, host);
 
 /** A matrix of the wasm core (T×T weights) drawn whole in the main heatmap, in the right colours. */
 function assertMap(map, weights, tokens, where) {
@@ -110,10 +138,15 @@ test('choosing "trained model" loads it once, then every layer and head, and the
     await moreOptions(page);
     await page.selectOption('#source', 'model');
     await modelDrawn(page);
-    assert.deepEqual(requests.filter((p) => /model/.test(p)).sort(), ['/attention_model_wasm.js', '/attention_model_wasm.wasm', '/model.bin']);
+    assert.deepEqual(requests.filter((p) => /model/.test(p)).sort(), [
+      '/attention_model_wasm.js',
+      '/attention_model_wasm.wasm',
+      '/model.bin',
+    ]);
 
     const { run } = lm.shown(SENTENCE);
-    const L = run.layers.length, H = run.layers[0].heads.length;
+    const L = run.layers.length,
+      H = run.layers[0].heads.length;
     assert.deepEqual([L, H], [2, 4]);
     for (let l = 0; l < L; l++) {
       await page.selectOption('#layer', { value: String(l) });
@@ -122,7 +155,10 @@ test('choosing "trained model" loads it once, then every layer and head, and the
         const { map, message } = await figureState(page, null);
         assert.equal(message, '');
         assertMap(map, run.layers[l].heads[k].weights, run.tokens, `layer ${l + 1} head ${k + 1}`);
-        assert.ok(map.cells.filter((c) => c.col > c.row).every((c) => c.weight === 0), 'causal: nothing above the diagonal');
+        assert.ok(
+          map.cells.filter((c) => c.col > c.row).every((c) => c.weight === 0),
+          'causal: nothing above the diagonal',
+        );
         const a = await aside(page);
         assert.equal(a.caption, `Layer ${l + 1}, head ${k + 1}, measured on held-out text: ${run.captions[l][k]}.`);
         assert.equal(a.headHidden, false);
@@ -132,7 +168,10 @@ test('choosing "trained model" loads it once, then every layer and head, and the
     const { map } = await figureState(page, null);
     assertMap(map, run.rollout, run.tokens, 'rollout');
     const a = await aside(page);
-    assert.match(a.caption, /^Attention rollout \(Abnar & Zuidema 2020\): how much each position draws on each input token through all layers/);
+    assert.match(
+      a.caption,
+      /^Attention rollout \(Abnar & Zuidema 2020\): how much each position draws on each input token through all layers/,
+    );
     assert.match(a.caption, /0\.5·I/);
     assert.equal(a.headHidden, true, 'the rollout has no head to pick');
     assert.match(a.optionNote, /the rollout is zero above the diagonal/);
@@ -142,7 +181,10 @@ test('choosing "trained model" loads it once, then every layer and head, and the
     assert.match(a.status, /Trained model: 8,193-word vocabulary, 2 layers × 4 heads, d_model 64, context 32 tokens/);
     // The next-word guesses: the core's top 5, best first.
     assert.equal(a.predictionsShown, true);
-    assert.deepEqual(a.predictions.map((p) => p.word), run.predictions.map((p) => p.word));
+    assert.deepEqual(
+      a.predictions.map((p) => p.word),
+      run.predictions.map((p) => p.word),
+    );
     a.predictions.forEach((p, k) => near(p.probability, run.predictions[k].probability, `prediction ${k}`));
     assert.match(a.predictions[0].text, new RegExp(`${run.predictions[0].word}${(100 * run.predictions[0].probability).toFixed(1)}%`));
     // Choosing again does not fetch again.
@@ -157,7 +199,7 @@ test('choosing "trained model" loads it once, then every layer and head, and the
   }
 });
 
-test('heads grid (captioned), lines and steps views follow the model\'s layer and head', async () => {
+test("heads grid (captioned), lines and steps views follow the model's layer and head", async () => {
   const { page, problems } = await openModel('?source=model&view=heads&layer=1');
   try {
     const { run } = lm.shown(SENTENCE);
@@ -175,7 +217,8 @@ test('heads grid (captioned), lines and steps views follow the model\'s layer an
     maps = await headMaps(page);
     assert.equal(maps.length, 8);
     maps.forEach((m, n) => {
-      const l = Math.floor(n / 4), k = n % 4;
+      const l = Math.floor(n / 4),
+        k = n % 4;
       assert.deepEqual([m.layer, m.head, m.caption], [l, k, run.captions[l][k]]);
       assertWeights(m, run.layers[l].heads[k].weights, `grid (rollout) layer ${l + 1} head ${k + 1}`);
     });
@@ -189,7 +232,8 @@ test('heads grid (captioned), lines and steps views follow the model\'s layer an
       const l = document.querySelector('#heatmap canvas.links').attentionLines;
       return { ...l, data: Array.from(l.data) };
     });
-    const w = run.layers[0].heads[2].weights, T = w.rows;
+    const w = run.layers[0].heads[2].weights,
+      T = w.rows;
     assert.equal(lines.T, T);
     lines.data.forEach((v, n) => near(v, w.data[n], `lines ${Math.floor(n / T)}→${n % T}`));
     assert.equal(lines.drawn, lines.data.filter((v) => v > 0).length);
@@ -220,7 +264,7 @@ test('heads grid (captioned), lines and steps views follow the model\'s layer an
   }
 });
 
-test('the explainer\'s query/key view and walkthrough follow the model\'s layer and head, and go back to the vectors', async () => {
+test("the explainer's query/key view and walkthrough follow the model's layer and head, and go back to the vectors", async () => {
   const { page, problems } = await openModel('?source=model&layer=1&head=2&word=4');
   try {
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
@@ -228,10 +272,13 @@ test('the explainer\'s query/key view and walkthrough follow the model\'s layer 
     const onScreen = (id) => stepOnScreen(page, id);
     const neuron = async () => {
       await onScreen('vectors');
-      return page.$$eval('table[data-name="neuron"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))));
+      return page.$$eval('table[data-name="neuron"] tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td[data-value]')].map((td) => Number(td.dataset.value))),
+      );
     };
     const check = async (l, k) => {
-      const steps = run.layers[l].heads[k], T = steps.weights.rows;
+      const steps = run.layers[l].heads[k],
+        T = steps.weights.rows;
       const rows = await neuron();
       assert.equal(rows.length, T);
       rows.forEach(([score, scaled, weight], j) => {
@@ -244,15 +291,24 @@ test('the explainer\'s query/key view and walkthrough follow the model\'s layer 
       const products = await page.$$eval('#vectors svg.vbars[aria-label^="q∘k"]', (ss) => ss.map((s) => s.getAttribute('aria-label')));
       assert.equal(products.length, T);
       const dk = steps.Q.cols;
-      const q = steps.Q.data.subarray(4 * dk, 5 * dk), kOf = (j) => steps.K.data.subarray(j * dk, (j + 1) * dk);
-      const shownProducts = products[1].replace(/^[^:]+: /, '').split(', ').map((t) => Number(t.replace('−', '-')));
+      const q = steps.Q.data.subarray(4 * dk, 5 * dk),
+        kOf = (j) => steps.K.data.subarray(j * dk, (j + 1) * dk);
+      const shownProducts = products[1]
+        .replace(/^[^:]+: /, '')
+        .split(', ')
+        .map((t) => Number(t.replace('−', '-')));
       shownProducts.forEach((v, c) => assert.ok(Math.abs(v - q[c] * kOf(1)[c]) < 1e-4, `q∘k[1][${c}]`));
       assert.match(await page.textContent('#vectors p'), new RegExp(`layer ${l + 1}, head ${k + 1} of the trained model`));
       // Steps 3 and 4: Q and the scores are the model's too.
       await onScreen('step-scores');
-      const scores = await page.$$eval('table[data-name="scores"] td[data-row]', (tds) => tds.map((td) => [+td.dataset.row, +td.dataset.col, Number(td.dataset.value)]));
+      const scores = await page.$$eval('table[data-name="scores"] td[data-row]', (tds) =>
+        tds.map((td) => [+td.dataset.row, +td.dataset.col, Number(td.dataset.value)]),
+      );
       for (const [r, c, v] of scores) near(v, steps.scores.data[r * T + c], `scores (${r}, ${c})`);
-      assert.match(await page.textContent('#explainer .x-note'), new RegExp(`follows the figure’s trained model: layer ${l + 1}, head ${k + 1}`));
+      assert.match(
+        await page.textContent('#explainer .x-note'),
+        new RegExp(`follows the figure’s trained model: layer ${l + 1}, head ${k + 1}`),
+      );
     };
     await check(1, 2);
     // Another head in the figure: the explainer follows.
@@ -293,17 +349,19 @@ test('the explainer\'s query/key view and walkthrough follow the model\'s layer 
   }
 });
 
-test('the explainer shows the model\'s own LN₁(x), learnt W_Q, W_K, W_V, biases and W_O, from the core', async () => {
+test("the explainer shows the model's own LN₁(x), learnt W_Q, W_K, W_V, biases and W_O, from the core", async () => {
   const { page, problems } = await openModel('?source=model&layer=1&head=2&word=4');
   try {
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
     const { run } = lm.shown(SENTENCE);
     const onScreen = (id, ready) => stepOnScreen(page, id, ready);
     /** The cells a table shows: [row, col, value] from data-row, data-col, data-value; and its full shape. */
-    const cells = (scope, name) => page.$eval(`${scope} table[data-name="${name}"]`, (t) => ({
-      rows: Number(t.dataset.rows), cols: Number(t.dataset.cols),
-      cells: [...t.querySelectorAll('td[data-row]')].map((td) => [+td.dataset.row, +td.dataset.col, Number(td.dataset.value)]),
-    }));
+    const cells = (scope, name) =>
+      page.$eval(`${scope} table[data-name="${name}"]`, (t) => ({
+        rows: Number(t.dataset.rows),
+        cols: Number(t.dataset.cols),
+        cells: [...t.querySelectorAll('td[data-row]')].map((td) => [+td.dataset.row, +td.dataset.col, Number(td.dataset.value)]),
+      }));
     const same = async (scope, name, mat, where) => {
       const shown = await cells(scope, name);
       assert.deepEqual([shown.rows, shown.cols], [mat.rows, mat.cols], `${where}: shape`);
@@ -318,12 +376,23 @@ test('the explainer shows the model\'s own LN₁(x), learnt W_Q, W_K, W_V, biase
       await onScreen('step-inputs', 'table[data-name="LN-x"]');
       await same('#step-inputs', 'X', l === 0 ? run.input : run.layers[l - 1].output, `L${l + 1} x`);
       const ln = await same('#step-inputs', 'LN-x', run.layers[l].attentionInput, `L${l + 1} LN₁(x)`);
-      assert.deepEqual(await page.$$eval('#step-inputs table[data-name="LN-x"] tbody th', (ths) => ths.map((th) => th.textContent)), run.tokens.map((t) => t.text), 'LN₁(x) rows are the words');
+      assert.deepEqual(
+        await page.$$eval('#step-inputs table[data-name="LN-x"] tbody th', (ths) => ths.map((th) => th.textContent)),
+        run.tokens.map((t) => t.text),
+        'LN₁(x) rows are the words',
+      );
       assert.ok(ln.cells.length < 7 * 64, 'a 7×64 matrix is windowed');
       // Step 2: the head's learnt projections and biases.
       await onScreen('step-weights', 'table[data-name="W_Q"]');
       const hw = w.heads[k];
-      for (const [name, mat] of [['W_Q', hw.Wq], ['W_K', hw.Wk], ['W_V', hw.Wv], ['b_Q', vector(hw.bq)], ['b_K', vector(hw.bk)], ['b_V', vector(hw.bv)]]) {
+      for (const [name, mat] of [
+        ['W_Q', hw.Wq],
+        ['W_K', hw.Wk],
+        ['W_V', hw.Wv],
+        ['b_Q', vector(hw.bq)],
+        ['b_K', vector(hw.bk)],
+        ['b_V', vector(hw.bv)],
+      ]) {
         await same('#step-weights', name, mat, `L${l + 1}.H${k + 1} ${name}`);
       }
       assert.match(await page.textContent('#step-weights'), new RegExp(`layer ${l + 1}, head ${k + 1}`));
@@ -355,7 +424,7 @@ test('the explainer shows the model\'s own LN₁(x), learnt W_Q, W_K, W_V, biase
   }
 });
 
-test('a 40-token text is cut to the model\'s 32 tokens with a note; unknown and stemmed words say how they were read', async () => {
+test("a 40-token text is cut to the model's 32 tokens with a note; unknown and stemmed words say how they were read", async () => {
   const { page, problems } = await openModel();
   try {
     const words = 'the trains stopped at two stations while a zorblaxian engineer repaired the bridge'.split(' ');
@@ -368,7 +437,10 @@ test('a 40-token text is cut to the model\'s 32 tokens with a note; unknown and 
     assert.equal(state.map.T, 32);
     const notes = await page.$$eval('#notes li', (lis) => lis.map((li) => li.textContent));
     assert.ok(notes.includes('‘stations’ is not in the model’s vocabulary: it reads ‘station’.'), notes.join(' | '));
-    assert.ok(notes.some((n) => /^‘zorblaxian’ is not in the model’s vocabulary: it reads the unknown-word token <unk>/.test(n)), notes.join(' | '));
+    assert.ok(
+      notes.some((n) => /^‘zorblaxian’ is not in the model’s vocabulary: it reads the unknown-word token <unk>/.test(n)),
+      notes.join(' | '),
+    );
     const unknown = lm.shown(text).run.tokens.filter((t) => t.lookup === 'unknown').length;
     assert.ok(unknown >= 2);
     assert.equal(state.map.rowLabels.filter((l) => /\bunknown\b/.test(l.cls)).length, unknown, 'each zorblaxian marked unknown');
@@ -400,7 +472,14 @@ test('URL state: source=model, layer (or rollout) and head round-trip through sh
     assert.equal(new URL(page.url()).searchParams.get('layer'), 'rollout');
     await page.click('.shareButton');
     const link = new URL(await page.inputValue('.share-url'));
-    assert.deepEqual(Object.fromEntries(link.searchParams), { sentence: SENTENCE, source: 'model', view: 'heatmap', word: '2', layer: 'rollout', head: '3' });
+    assert.deepEqual(Object.fromEntries(link.searchParams), {
+      sentence: SENTENCE,
+      source: 'model',
+      view: 'heatmap',
+      word: '2',
+      layer: 'rollout',
+      head: '3',
+    });
     again = await openModel(link.search);
     assertMap((await figureState(again.page, null)).map, run.rollout, run.tokens, 'share link');
     assert.equal(await again.page.inputValue('#layer'), 'rollout');
@@ -419,7 +498,10 @@ test('<attention-figure source="model"> draws the model; widgets share one model
   page.on('request', (r) => requests.push(new URL(r.url()).pathname));
   try {
     await page.evaluate(() => {
-      for (const [id, view] of [['fig-model', 'heads'], ['fig-model-2', 'heatmap']]) {
+      for (const [id, view] of [
+        ['fig-model', 'heads'],
+        ['fig-model-2', 'heatmap'],
+      ]) {
         const el = document.createElement('attention-figure');
         el.id = id;
         el.setAttribute('source', 'model');
@@ -443,7 +525,11 @@ test('<attention-figure source="model"> draws the model; widgets share one model
     assertMap((await figureState(page, '#fig-model-2')).map, run.layers[1].heads[0].weights, run.tokens, 'second widget');
     assert.equal(run.tokens[1].lookup, 'stemmed');
     const widgetModelFiles = requests.filter((p) => /model/.test(p)).sort();
-    assert.deepEqual(widgetModelFiles, ['/widget/attention_model_wasm.js', '/widget/attention_model_wasm.wasm', '/widget/model.bin'], 'one model for both widgets');
+    assert.deepEqual(
+      widgetModelFiles,
+      ['/widget/attention_model_wasm.js', '/widget/attention_model_wasm.wasm', '/widget/model.bin'],
+      'one model for both widgets',
+    );
     // Attributes drive it: the rollout, then back to the word vectors.
     await page.evaluate(() => document.getElementById('fig-model-2').setAttribute('layer', 'rollout'));
     assertMap((await figureState(page, '#fig-model-2')).map, run.rollout, run.tokens, 'widget rollout');
@@ -451,21 +537,31 @@ test('<attention-figure source="model"> draws the model; widgets share one model
     await page.evaluate(() => document.getElementById('fig-model-2').setAttribute('source', 'vectors'));
     await settled(page, '#fig-model-2');
     const { tokens, X } = vectors.embed('he cashed a check at the bank', 64);
-    assertMap((await figureState(page, '#fig-model-2')).map, core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 }).weights, tokens, 'widget back to vectors');
+    assertMap(
+      (await figureState(page, '#fig-model-2')).map,
+      core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 }).weights,
+      tokens,
+      'widget back to vectors',
+    );
     assert.equal((await aside(page, '#fig-model-2')).predictionsShown, false);
     assert.equal(await page.evaluate(() => document.getElementById('fig-model').state.source), 'model');
     // The export holds every layer's heads (Hugging Face's shape), the rollout and the guesses.
     const json = await page.evaluate(() => document.getElementById('fig-model').exportJSON());
     assert.equal(json.attentions.length, 2);
-    json.attentions[1][2].forEach((row, i) => row.forEach((v, j) => near(v, run.layers[1].heads[2].weights.data[i * run.tokens.length + j], `json (${i}, ${j})`)));
-    assert.deepEqual(json.predictions.map((p) => p.word), run.predictions.map((p) => p.word));
+    json.attentions[1][2].forEach((row, i) =>
+      row.forEach((v, j) => near(v, run.layers[1].heads[2].weights.data[i * run.tokens.length + j], `json (${i}, ${j})`)),
+    );
+    assert.deepEqual(
+      json.predictions.map((p) => p.word),
+      run.predictions.map((p) => p.word),
+    );
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
   }
 });
 
-test('a model link starts the model\'s module, glue and weights early (load-early.js); each is fetched once', async () => {
+test("a model link starts the model's module, glue and weights early (load-early.js); each is fetched once", async () => {
   const { page, problems, requests } = await openWatched(browser, `${url}?source=model&layer=1&head=3`, {
     viewport: { width: 1280, height: 900 },
     // Chromium warns (not an error) about a preload no fetch used.
@@ -497,7 +593,10 @@ test('a model file that fails to load gives a readable message; the word vectors
     await page.goto(`${url}?source=model`);
     await page.waitForFunction(() => /Could not load/.test(document.getElementById('message').textContent), null, { timeout: 20_000 });
     const a = await aside(page);
-    assert.match(a.message, /^Could not load the trained model \(.*model\.bin: HTTP 404.*\)\. Choose “word vectors”, or choose “trained model” again to retry\.$/);
+    assert.match(
+      a.message,
+      /^Could not load the trained model \(.*model\.bin: HTTP 404.*\)\. Choose “word vectors”, or choose “trained model” again to retry\.$/,
+    );
     assert.match(a.status, /Trained model not loaded/);
     assert.equal(await page.locator('#heatmap canvas').count(), 0);
     await moreOptions(page);
@@ -507,7 +606,9 @@ test('a model file that fails to load gives a readable message; the word vectors
     // Choosing the model again tries again (and here fails again, with the same message).
     await moreOptions(page);
     await page.selectOption('#source', 'model');
-    await page.waitForFunction(() => /Could not load the trained model/.test(document.getElementById('message').textContent), null, { timeout: 20_000 });
+    await page.waitForFunction(() => /Could not load the trained model/.test(document.getElementById('message').textContent), null, {
+      timeout: 20_000,
+    });
     assert.deepEqual(pageErrors, []);
   } finally {
     await page.close();

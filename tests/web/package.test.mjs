@@ -50,7 +50,10 @@ test('licence: the code is MIT, and the WordNet licence ships with the WordNet-d
   assert.equal(pkg.license, 'MIT', 'the installed package.json');
   // vectors.bin and model.bin are derived from WordNet 3.0, whose licence must travel with every copy.
   assert.ok(inTarball('vectors.bin') && inTarball('model.bin'), 'the tarball carries the WordNet-derived data');
-  for (const [file, source] of [['LICENSE', join(root, 'LICENSE')], ['WORDNET-LICENSE', join(root, 'data', 'WORDNET-LICENSE')]]) {
+  for (const [file, source] of [
+    ['LICENSE', join(root, 'LICENSE')],
+    ['WORDNET-LICENSE', join(root, 'data', 'WORDNET-LICENSE')],
+  ]) {
     assert.ok(inTarball(file), `${file} is in the tarball (${packed.files.map((f) => f.path).join(', ')})`);
     assert.equal(await readFile(join(installed, file), 'utf8'), await readFile(source, 'utf8'), `the installed ${file} is ${source}`);
   }
@@ -66,7 +69,8 @@ test('every file package.json exports or lists is in the tarball', async () => {
   collect(pkg.exports);
   targets.push(pkg.types);
   assert.ok(targets.length >= 6, targets.join());
-  for (const target of targets) assert.ok(inTarball(target.replace(/^\.\//, '')), `package.json points at ${target}, which is not in the tarball`);
+  for (const target of targets)
+    assert.ok(inTarball(target.replace(/^\.\//, '')), `package.json points at ${target}, which is not in the tarball`);
 });
 
 // The author's page: one script bundled from the package's two entry points, and two figures.
@@ -134,18 +138,41 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
     page.on('request', (r) => requests.push(r.url()));
     await page.goto(url);
     await page.waitForFunction(() => document.body.dataset.softmax, null, { timeout: 15_000 });
-    assert.equal(await page.evaluate(() => document.body.dataset.softmax), '0.250000 0.750000', 'attention-figure/core computes in the page');
-    const drawn = (host) => page.waitForFunction((host) => document.querySelector(host)?.shadowRoot?.querySelector('#heatmap canvas.cells')?.attentionWeights,
-      host, { timeout: 15_000 }).catch((e) => assert.fail(`${host} drew no heatmap (${e.message.split('\n')[0]}); the page saw: ${problems.join('; ') || 'no error'}`));
+    assert.equal(
+      await page.evaluate(() => document.body.dataset.softmax),
+      '0.250000 0.750000',
+      'attention-figure/core computes in the page',
+    );
+    const drawn = (host) =>
+      page
+        .waitForFunction(
+          (host) => document.querySelector(host)?.shadowRoot?.querySelector('#heatmap canvas.cells')?.attentionWeights,
+          host,
+          { timeout: 15_000 },
+        )
+        .catch((e) =>
+          assert.fail(`${host} drew no heatmap (${e.message.split('\n')[0]}); the page saw: ${problems.join('; ') || 'no error'}`),
+        );
     await drawn('#words');
     assertShows(await figureState(page, '#words'), WORDS, ref);
     await drawn('#model');
     assertShowsModel(await figureState(page, '#model'), MODEL, modelRef);
     assert.deepEqual(problems, []);
     const fetched = requests.map((r) => new URL(r)).filter((u) => u.protocol !== 'data:');
-    assert.ok(fetched.every((u) => u.origin === new URL(url).origin), `only the page's own origin: ${fetched.join(', ')}`);
-    assert.deepEqual([...new Set(fetched.map((u) => basename(u.pathname)))].sort(),
-      ['', 'article.js', 'attention_model_wasm.js', 'attention_model_wasm.wasm', 'attention_wasm.wasm', 'favicon.svg', 'model.bin', 'vectors.bin']);
+    assert.ok(
+      fetched.every((u) => u.origin === new URL(url).origin),
+      `only the page's own origin: ${fetched.join(', ')}`,
+    );
+    assert.deepEqual([...new Set(fetched.map((u) => basename(u.pathname)))].sort(), [
+      '',
+      'article.js',
+      'attention_model_wasm.js',
+      'attention_model_wasm.wasm',
+      'attention_wasm.wasm',
+      'favicon.svg',
+      'model.bin',
+      'vectors.bin',
+    ]);
   } finally {
     await browser.close();
     await new Promise((done) => server.close(done));
@@ -190,15 +217,31 @@ vectors.nearest(data, 5, { exclude: [true] });
 test('tsc type-checks a consumer against the shipped .d.ts (bundler and Node resolution)', async () => {
   await writeFile(join(project, 'src', 'consumer.ts'), CONSUMER);
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  for (const [module, moduleResolution] of [['esnext', 'bundler'], ['nodenext', 'nodenext']]) {
+  for (const [module, moduleResolution] of [
+    ['esnext', 'bundler'],
+    ['nodenext', 'nodenext'],
+  ]) {
     const config = join(project, `tsconfig.${moduleResolution}.json`);
-    await writeFile(config, JSON.stringify({
-      compilerOptions: {
-        target: 'es2022', module, moduleResolution, lib: ['es2022', 'dom'], types: [],
-        strict: true, noEmit: true, skipLibCheck: false,
-      },
-      files: ['src/consumer.ts'],
-    }, null, 2));
+    await writeFile(
+      config,
+      JSON.stringify(
+        {
+          compilerOptions: {
+            target: 'es2022',
+            module,
+            moduleResolution,
+            lib: ['es2022', 'dom'],
+            types: [],
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+          },
+          files: ['src/consumer.ts'],
+        },
+        null,
+        2,
+      ),
+    );
     try {
       await run(process.execPath, [tsc, '-p', config], { cwd: project });
     } catch (e) {

@@ -20,7 +20,8 @@ before(async () => {
 after(() => session?.stop());
 
 /** Resolves once the page's heatmap canvas has drawn. */
-const drawn = (page) => page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+const drawn = (page) =>
+  page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
 
 /** A fresh page on the site, its heatmap drawn; problems collects console errors, page errors and dialogs. */
 async function open(viewport = { width: 1280, height: 900 }) {
@@ -40,29 +41,42 @@ async function grid(page) {
 }
 
 /** Where cell (row, col) of the page's heatmap is on screen (its centre, CSS px). */
-const cellCentre = (page, row, col) => page.evaluate(([row, col]) => {
-  const canvas = document.querySelector('#heatmap canvas.cells');
-  const w = canvas.attentionWeights, r = canvas.getBoundingClientRect();
-  return { x: r.left + (col - w.colStart + 0.5) * w.cell, y: r.top + (row - w.rowStart + 0.5) * w.cell };
-}, [row, col]);
+const cellCentre = (page, row, col) =>
+  page.evaluate(
+    ([row, col]) => {
+      const canvas = document.querySelector('#heatmap canvas.cells');
+      const w = canvas.attentionWeights,
+        r = canvas.getBoundingClientRect();
+      return { x: r.left + (col - w.colStart + 0.5) * w.cell, y: r.top + (row - w.rowStart + 0.5) * w.cell };
+    },
+    [row, col],
+  );
 
 /** The grid's active cell as assistive technology sees it (aria-activedescendant), and the ring drawn on it. */
-const activeCell = (page) => page.evaluate(() => {
-  const grid = document.activeElement;
-  if (!grid?.classList.contains('hm-grid')) return null;
-  const cell = document.getElementById(grid.getAttribute('aria-activedescendant'));
-  const ring = grid.closest('.hm-plot').querySelector('.ring');
-  const canvas = grid.querySelector('canvas.cells'), w = canvas.attentionWeights;
-  const rr = ring.getBoundingClientRect(), cr = canvas.getBoundingClientRect();
-  return {
-    row: Number(cell.parentElement.getAttribute('aria-rowindex')) - 2,
-    col: Number(cell.getAttribute('aria-colindex')) - 2,
-    text: cell.textContent,
-    role: cell.getAttribute('role'),
-    ring: ring.getAttribute('visibility') === 'visible'
-      ? { row: w.rowStart + Math.floor((rr.top + rr.height / 2 - cr.top) / w.cell), col: w.colStart + Math.floor((rr.left + rr.width / 2 - cr.left) / w.cell) } : null,
-  };
-});
+const activeCell = (page) =>
+  page.evaluate(() => {
+    const grid = document.activeElement;
+    if (!grid?.classList.contains('hm-grid')) return null;
+    const cell = document.getElementById(grid.getAttribute('aria-activedescendant'));
+    const ring = grid.closest('.hm-plot').querySelector('.ring');
+    const canvas = grid.querySelector('canvas.cells'),
+      w = canvas.attentionWeights;
+    const rr = ring.getBoundingClientRect(),
+      cr = canvas.getBoundingClientRect();
+    return {
+      row: Number(cell.parentElement.getAttribute('aria-rowindex')) - 2,
+      col: Number(cell.getAttribute('aria-colindex')) - 2,
+      text: cell.textContent,
+      role: cell.getAttribute('role'),
+      ring:
+        ring.getAttribute('visibility') === 'visible'
+          ? {
+              row: w.rowStart + Math.floor((rr.top + rr.height / 2 - cr.top) / w.cell),
+              col: w.colStart + Math.floor((rr.left + rr.width / 2 - cr.left) / w.cell),
+            }
+          : null,
+    };
+  });
 
 function reference(text) {
   const { tokens, X } = vectors.embed(text, 64);
@@ -74,8 +88,14 @@ function reference(text) {
 function assertMatchesWasm(shown, text) {
   const { tokens, weights } = reference(text);
   const T = tokens.length;
-  assert.deepEqual(shown.rows, tokens.map((t) => t.text));
-  assert.deepEqual(shown.cols, tokens.map((t) => t.text));
+  assert.deepEqual(
+    shown.rows,
+    tokens.map((t) => t.text),
+  );
+  assert.deepEqual(
+    shown.cols,
+    tokens.map((t) => t.text),
+  );
   assert.equal(shown.cells.length, T * T);
   assert.equal(new Set(shown.cells.map((c) => c.row * T + c.col)).size, T * T, 'every (row, col) appears once');
   assertWeights(shown.map, weights, 'page', TOLERANCE);
@@ -134,7 +154,11 @@ test('the page source never parses strings as HTML', async () => {
   assert.ok(files.includes('app.js'), 'web/app.js exists');
   for (const file of files) {
     const source = await readFile(join(root, 'web', file), 'utf8');
-    assert.doesNotMatch(source, /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|createContextualFragment|DOMParser/, `web/${file}`);
+    assert.doesNotMatch(
+      source,
+      /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|createContextualFragment|DOMParser/,
+      `web/${file}`,
+    );
   }
 });
 
@@ -250,7 +274,10 @@ test('keyboard: one tab stop, arrow keys move the active cell; its weight is ann
     // One tab stop for the whole grid: the next Tab leaves it (for the table disclosure below).
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement.tagName), 'SUMMARY');
-    assert.equal(await page.evaluate(() => [...document.querySelectorAll('#heatmap [tabindex="0"]')].filter((n) => n.checkVisibility()).length), 1);
+    assert.equal(
+      await page.evaluate(() => [...document.querySelectorAll('#heatmap [tabindex="0"]')].filter((n) => n.checkVisibility()).length),
+      1,
+    );
 
     // Hovering shows a cell too (and moves the ring there).
     const at = await cellCentre(page, 6, 2);
@@ -343,14 +370,17 @@ test('when the early loads fail, the page loads the core and the word vectors it
   // compilation, or a server that sends the wasm with the wrong type, would make them).
   const { page, problems } = await openWatched(browser, url, {
     viewport: { width: 1280, height: 900 },
-    before: (page) => page.route('**/load-early.js', (route) => route.fulfill({
-      contentType: 'text/javascript',
-      body: `window.attentionEarly = {
+    before: (page) =>
+      page.route('**/load-early.js', (route) =>
+        route.fulfill({
+          contentType: 'text/javascript',
+          body: `window.attentionEarly = {
         'attention_wasm.wasm': { url: new URL('attention_wasm.wasm', document.baseURI).href, result: Promise.reject(new Error('no compile')) },
         'vectors.bin': { url: new URL('vectors.bin', document.baseURI).href, result: Promise.reject(new Error('no fetch')) },
       };
       for (const early of Object.values(window.attentionEarly)) early.result.catch(() => {});`,
-    })),
+        }),
+      ),
   });
   try {
     await drawn(page);

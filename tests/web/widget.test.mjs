@@ -61,13 +61,26 @@ async function open(path, { width = 1100, height = 900, colorScheme = 'light', b
 }
 
 /** Waits until every <attention-figure> on the page shows a drawn view. */
-const widgetsDrawn = (page) => page.waitForFunction(() => {
-  const all = [...document.querySelectorAll('attention-figure')];
-  return all.length > 0 && all.every((w) => {
-    const view = w.shadowRoot?.querySelector('#plot:not([hidden]) #heatmap');
-    return view && (view.querySelector('canvas.cells')?.attentionWeights || view.querySelector('canvas.links')?.attentionLines || view.querySelector('svg.steps'));
-  });
-}, null, { timeout: 20_000 });
+const widgetsDrawn = (page) =>
+  page.waitForFunction(
+    () => {
+      const all = [...document.querySelectorAll('attention-figure')];
+      return (
+        all.length > 0 &&
+        all.every((w) => {
+          const view = w.shadowRoot?.querySelector('#plot:not([hidden]) #heatmap');
+          return (
+            view &&
+            (view.querySelector('canvas.cells')?.attentionWeights ||
+              view.querySelector('canvas.links')?.attentionLines ||
+              view.querySelector('svg.steps'))
+          );
+        })
+      );
+    },
+    null,
+    { timeout: 20_000 },
+  );
 
 /**
  * What a widget (by id) or, with id null, the page shows: the view, the heatmap and head maps as
@@ -79,7 +92,12 @@ const shown = async (page, id) => {
   const maps = (await page.evaluate(readHeatmaps, { host, selector: '#heatmap > .heatmap' })).filter(Boolean);
   const rest = await page.evaluate(showing, id);
   const map = maps.find((m) => m.head === null) ?? null;
-  return { ...rest, map, rows: map ? map.rowLabels.map((l) => l.text.replace(/[?*]$/, '')) : [], heads: maps.filter((m) => m.head !== null) };
+  return {
+    ...rest,
+    map,
+    rows: map ? map.rowLabels.map((l) => l.text.replace(/[?*]$/, '')) : [],
+    heads: maps.filter((m) => m.head !== null),
+  };
 };
 const showing = (id) => {
   const root = id ? document.getElementById(id).shadowRoot : document;
@@ -91,7 +109,9 @@ const showing = (id) => {
     lines: lines && { ...lines, data: Array.from(lines.data) },
     steps: view.querySelector('svg.steps') && {
       query: +view.querySelector('svg.steps').dataset.query,
-      rows: [...view.querySelectorAll('.steps-row')].map((r) => ['score', 'scaled', 'weight'].map((k) => r.querySelector(`.${k}`).dataset.value)),
+      rows: [...view.querySelectorAll('.steps-row')].map((r) =>
+        ['score', 'scaled', 'weight'].map((k) => r.querySelector(`.${k}`).dataset.value),
+      ),
       output: JSON.parse(view.querySelector('.output').dataset.values),
     },
     message: message.hidden ? '' : message.textContent,
@@ -131,7 +151,7 @@ function assertLinks(lines, weights, where) {
 }
 
 // ---- tests ----------------------------------------------------------------------------------------
-test('examples page, strict CSP: three widgets draw the core\'s numbers from one wasm and one vectors fetch', async () => {
+test("examples page, strict CSP: three widgets draw the core's numbers from one wasm and one vectors fetch", async () => {
   const { page, problems, requests } = await open('examples/index.html');
   try {
     await widgetsDrawn(page);
@@ -144,13 +164,19 @@ test('examples page, strict CSP: three widgets draw the core\'s numbers from one
     assert.equal(b.view, 'lines');
     const refB = single('he cashed a check at the bank', { temperature: 0.5, mask: 'causal' }).steps.weights;
     assertLinks(b.lines, refB, 'lines');
-    assert.ok(b.lines.data.every((w, k) => w === 0 || k % 7 <= Math.floor(k / 7)), 'causal: no line to a later word');
+    assert.ok(
+      b.lines.data.every((w, k) => w === 0 || k % 7 <= Math.floor(k / 7)),
+      'causal: no line to a later word',
+    );
     assert.equal(b.lines.drawn, (7 * 8) / 2);
 
     const c = await shown(page, 'fig-heads');
     assert.equal(c.view, 'heads');
     const refC = multi('the bank of the river flooded', { heads: 4 });
-    assert.deepEqual(c.heads.map((h) => h.head), [0, 1, 2, 3]);
+    assert.deepEqual(
+      c.heads.map((h) => h.head),
+      [0, 1, 2, 3],
+    );
     c.heads.forEach((h, k) => assertCells(h, refC.heads[k].weights, `head ${k + 1}`));
     // The heads differ from each other and from uniform: the seeded projections do something.
     assert.notEqual(c.heads[0].cells[0].weight, c.heads[1].cells[0].weight);
@@ -158,7 +184,10 @@ test('examples page, strict CSP: three widgets draw the core\'s numbers from one
 
     assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, 'one wasm fetch for three widgets');
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, 'one vectors fetch for three widgets');
-    assert.ok(requests.every((p) => !p.startsWith('/widget/') || /^\/widget\/(attention-widget\.js|attention_wasm\.wasm|vectors\.bin)$/.test(p)), requests.join(' '));
+    assert.ok(
+      requests.every((p) => !p.startsWith('/widget/') || /^\/widget\/(attention-widget\.js|attention_wasm\.wasm|vectors\.bin)$/.test(p)),
+      requests.join(' '),
+    );
     // The word vectors are fetched after the first paint.
     const timing = await page.evaluate(() => ({
       paint: performance.getEntriesByType('paint').find((e) => e.name === 'first-paint')?.startTime,
@@ -179,9 +208,11 @@ test('the preload links the READMEs suggest are used by the widget: one fetch of
       page.on('console', (m) => /preload/i.test(m.text()) && problems.push(`console: ${m.text()}`));
       await page.route('**/examples/index.html', async (route) => {
         const response = await route.fetch();
-        const body = (await response.text()).replace('</head>',
+        const body = (await response.text()).replace(
+          '</head>',
           '<link rel="preload" href="../widget/attention_wasm.wasm" as="fetch" type="application/wasm" crossorigin>\n' +
-          '<link rel="preload" href="../widget/vectors.bin" as="fetch" crossorigin>\n</head>');
+            '<link rel="preload" href="../widget/vectors-first.bin" as="fetch" crossorigin>\n</head>',
+        );
         await route.fulfill({ response, body });
       });
     },
@@ -194,6 +225,7 @@ test('the preload links the READMEs suggest are used by the widget: one fetch of
     // warns about an unused preload a few seconds after the load.
     await page.waitForTimeout(3_500);
     assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, requests.join(' '));
+    assert.equal(requests.filter((p) => p.endsWith('/vectors-first.bin')).length, 1, requests.join(' '));
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 1, requests.join(' '));
     assert.deepEqual(problems, []);
   } finally {
@@ -220,7 +252,10 @@ test('a widget reacts to each attribute changing', async () => {
     s = await shown(page, 'fig-heatmap');
     const causal = single(text, { temperature: 0.3, mask: 'causal' }).steps;
     assertCells(s.map, causal.weights, 'causal');
-    assert.ok(s.map.cells.filter((c) => c.col > c.row).every((c) => c.weight === 0), 'upper triangle is 0');
+    assert.ok(
+      s.map.cells.filter((c) => c.col > c.row).every((c) => c.weight === 0),
+      'upper triangle is 0',
+    );
 
     await set('view', 'lines');
     s = await shown(page, 'fig-heatmap');
@@ -239,15 +274,17 @@ test('a widget reacts to each attribute changing', async () => {
     assert.equal(s.heads.length, 2);
     s.heads.forEach((h, k) => assertCells(h, ref.heads[k].weights, `head ${k + 1}`));
 
-    const bg = () => page.evaluate(() => getComputedStyle(document.getElementById('fig-heatmap').shadowRoot.querySelector('.af')).backgroundColor);
+    const bg = () =>
+      page.evaluate(() => getComputedStyle(document.getElementById('fig-heatmap').shadowRoot.querySelector('.af')).backgroundColor);
     assert.equal(await bg(), 'rgb(255, 255, 255)');
     await set('theme', 'dark');
     assert.equal(await bg(), 'rgb(23, 25, 30)');
 
-    const visible = (sel) => page.evaluate((sel) => {
-      const n = document.getElementById('fig-heatmap').shadowRoot.querySelector(sel);
-      return Boolean(n && n.getClientRects().length);
-    }, sel);
+    const visible = (sel) =>
+      page.evaluate((sel) => {
+        const n = document.getElementById('fig-heatmap').shadowRoot.querySelector(sel);
+        return Boolean(n && n.getClientRects().length);
+      }, sel);
     assert.equal(await visible('#sentence'), true);
     assert.equal(await visible('.toolbar'), false);
     await set('controls', 'none');
@@ -263,7 +300,7 @@ test('a widget reacts to each attribute changing', async () => {
   }
 });
 
-test('the article\'s CSS stays out of the widgets, the widgets\' out of the article; width follows the container', async () => {
+test("the article's CSS stays out of the widgets, the widgets' out of the article; width follows the container", async () => {
   for (const width of [1100, 390]) {
     const { page, problems } = await open('examples/index.html', { width });
     try {
@@ -272,7 +309,8 @@ test('the article\'s CSS stays out of the widgets, the widgets\' out of the arti
         const w = document.getElementById('fig-heatmap');
         const r = w.shadowRoot;
         const label = r.querySelector('.heatmap svg text.row-label');
-        const button = r.querySelector('.toolbar button') ?? document.getElementById('fig-heads').shadowRoot.querySelector('.toolbar button');
+        const button =
+          r.querySelector('.toolbar button') ?? document.getElementById('fig-heads').shadowRoot.querySelector('.toolbar button');
         const article = document.querySelector('article');
         const cs = getComputedStyle(article);
         return {
@@ -316,10 +354,12 @@ test('dark example page: widgets draw in the dark theme', async () => {
   const { page, problems } = await open('examples/dark.html', { colorScheme: 'dark' });
   try {
     await widgetsDrawn(page);
-    const colours = await page.evaluate(() => [...document.querySelectorAll('attention-figure')].map((w) => {
-      const af = w.shadowRoot.querySelector('.af');
-      return [getComputedStyle(af).backgroundColor, getComputedStyle(w.shadowRoot.querySelector('#readout')).color];
-    }));
+    const colours = await page.evaluate(() =>
+      [...document.querySelectorAll('attention-figure')].map((w) => {
+        const af = w.shadowRoot.querySelector('.af');
+        return [getComputedStyle(af).backgroundColor, getComputedStyle(w.shadowRoot.querySelector('#readout')).color];
+      }),
+    );
     assert.deepEqual(colours, Array(3).fill(['rgb(23, 25, 30)', 'rgb(231, 233, 238)']));
     assertCells((await shown(page, 'fig-heatmap')).map, single('the train left the station on time').steps.weights, 'dark heatmap');
     assert.deepEqual(problems, []);
@@ -328,7 +368,7 @@ test('dark example page: widgets draw in the dark theme', async () => {
   }
 });
 
-test('share / embed: the link and iframe URL reproduce the widget\'s state on the full page', async () => {
+test("share / embed: the link and iframe URL reproduce the widget's state on the full page", async () => {
   const { page, problems } = await open('examples/index.html');
   let full;
   try {
@@ -355,7 +395,14 @@ test('share / embed: the link and iframe URL reproduce the widget\'s state on th
     const snippet = await w.locator('.share-snippet').inputValue();
     const params = new URL(link).searchParams;
     assert.equal(new URL(link).pathname, '/index.html');
-    assert.deepEqual(Object.fromEntries(params), { sentence: text, view: 'steps', heads: '3', temperature: '0.7', mask: 'causal', word: '2' });
+    assert.deepEqual(Object.fromEntries(params), {
+      sentence: text,
+      view: 'steps',
+      heads: '3',
+      temperature: '0.7',
+      mask: 'causal',
+      word: '2',
+    });
     const src = /<iframe src="([^"]+)"/.exec(snippet)?.[1].replaceAll('&amp;', '&');
     assert.ok(src, snippet);
     assert.equal(new URL(src).searchParams.get('embed'), '1');
@@ -408,11 +455,12 @@ test('the page reads view and selected word from the URL (lines isolate the word
     const s = await shown(page, null);
     const ref = single(text).steps.weights;
     assertLinks(s.lines, ref, 'page lines');
-    assert.deepEqual(s.lines.isolated, { side: 'query', index: 4 }, 'only station\'s lines are kept');
+    assert.deepEqual(s.lines.isolated, { side: 'query', index: 4 }, "only station's lines are kept");
     assert.match(await page.textContent('#readout'), /^station → station \d\.\d{4}/);
     // The canvas shows it: where the lines reach the keys, the ink at each key follows station's weight to it.
     const ink = await page.evaluate(() => {
-      const canvas = document.querySelector('canvas.links'), l = canvas.attentionLines;
+      const canvas = document.querySelector('canvas.links'),
+        l = canvas.attentionLines;
       const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       const x = Math.floor((l.width - 1.5) * l.ratio);
       return Array.from({ length: l.rows }, (_, c) => {
@@ -463,37 +511,59 @@ test('export: SVG, PNG and JSON of what the widget shows (under the strict CSP)'
     const png = await fetchDownload('.pngButton');
     assert.match(png.name, /\.png$/);
     assert.deepEqual([...png.bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    const pngW = png.bytes.readUInt32BE(16), pngH = png.bytes.readUInt32BE(20);
+    const pngW = png.bytes.readUInt32BE(16),
+      pngH = png.bytes.readUInt32BE(20);
     // The PNG is painted, not blank: sample it where head 2's cell (3, 4) is, at 1×, and compare with
-    // that cell's pixels on screen.
+    // that cell's pixels on screen. Where head 2's SVG is placed in the export, the SVG export says.
     const check = await page.evaluate(async () => {
       const el = document.getElementById('fig-heads');
+      const doc = new DOMParser().parseFromString(el.exportSVG(), 'image/svg+xml');
+      const placed = [...doc.documentElement.children].filter((n) => n.localName === 'svg');
       const svgs = [...el.shadowRoot.querySelectorAll('#plot svg')];
-      const left = Math.min(...svgs.map((s) => s.getBoundingClientRect().left));
-      const top = Math.min(...svgs.map((s) => s.getBoundingClientRect().top));
-      const width = Math.max(...svgs.map((s) => s.getBoundingClientRect().right)) - left;
-      const cells = el.shadowRoot.querySelector('.heatmap[data-head="1"] canvas.cells');
-      const w = cells.attentionWeights, r = cells.getBoundingClientRect();
-      const x = (4 - w.colStart + 0.5) * w.cell, y = (3 - w.rowStart + 0.5) * w.cell;
+      const head = el.shadowRoot.querySelector('.heatmap[data-head="1"]');
+      const k = svgs.indexOf(head.querySelector('svg')),
+        s = svgs[k].getBoundingClientRect();
+      const cells = head.querySelector('canvas.cells');
+      const w = cells.attentionWeights,
+        r = cells.getBoundingClientRect();
+      const x = (4 - w.colStart + 0.5) * w.cell,
+        y = (3 - w.rowStart + 0.5) * w.cell;
       const screen = cells.getContext('2d').getImageData(Math.floor(x * w.ratio), Math.floor(y * w.ratio), 1, 1).data;
       const bmp = await createImageBitmap(await el.exportPNG(1));
       const canvas = new OffscreenCanvas(bmp.width, bmp.height);
       const ctx = canvas.getContext('2d');
       ctx.drawImage(bmp, 0, 0);
-      const [red, green, blue] = ctx.getImageData(Math.round(r.left + x - left), Math.round(r.top + y - top), 1, 1).data;
+      const at = (n, name) => Number(n.getAttribute(name));
+      const [red, green, blue] = ctx.getImageData(
+        Math.round(at(placed[k], 'x') + r.left + x - s.left),
+        Math.round(at(placed[k], 'y') + r.top + y - s.top),
+        1,
+        1,
+      ).data;
       const bg = ctx.getImageData(1, 1, 1, 1).data;
-      return { px: [red, green, blue], screen: [...screen.slice(0, 3)], bg: [...bg.slice(0, 3)], width, bmpWidth: bmp.width };
+      return {
+        px: [red, green, blue],
+        screen: [...screen.slice(0, 3)],
+        bg: [...bg.slice(0, 3)],
+        width: at(doc.documentElement, 'width'),
+        bmpWidth: bmp.width,
+      };
     });
-    check.px.forEach((v, i) => assert.ok(Math.abs(v - check.screen[i]) <= 3, `PNG pixel ${check.px} vs the cell on screen ${check.screen}`));
+    check.px.forEach((v, i) =>
+      assert.ok(Math.abs(v - check.screen[i]) <= 3, `PNG pixel ${check.px} vs the cell on screen ${check.screen}`),
+    );
     assert.deepEqual(check.bg, [255, 255, 255]);
-    assert.ok(Math.abs(check.bmpWidth - Math.ceil(check.width)) <= 1);
+    assert.ok(Math.abs(check.bmpWidth - check.width) <= 1);
+    // The download: twice the device's pixels (devicePixelRatio 1 here).
     assert.ok(Math.abs(pngW - 2 * check.bmpWidth) <= 2 && pngH > 100, `PNG ${pngW}×${pngH} at 2×`);
 
     const json = JSON.parse((await fetchDownload('.jsonButton')).bytes.toString('utf8'));
     assert.deepEqual(json.tokens, ['the', 'bank', 'of', 'the', 'river', 'flooded']);
     assert.equal(json.attentions.length, 1);
     assert.equal(json.attentions[0].length, 4);
-    json.attentions[0].forEach((m, k) => m.forEach((row, i) => row.forEach((v, j) => near(v, ref.heads[k].weights.data[i * T + j], `json head ${k} (${i}, ${j})`))));
+    json.attentions[0].forEach((m, k) =>
+      m.forEach((row, i) => row.forEach((v, j) => near(v, ref.heads[k].weights.data[i * T + j], `json head ${k} (${i}, ${j})`))),
+    );
     assert.match(json.source, /4 heads, d_k = 12, seeded Xavier-uniform/);
     assert.deepEqual(problems, []);
   } finally {
@@ -510,7 +580,9 @@ test('JSON export follows the heatmap: with norm="columns" it holds the column s
     const json = await page.evaluate(() => document.getElementById('fig-heatmap').exportJSON());
     const columns = core.softmax(single('the train left the station on time').steps.scaled, { axis: 'columns' });
     const T = columns.rows;
-    json.attentions[0][0].forEach((row, i) => row.forEach((v, j) => assert.ok(Math.abs(v - columns.data[i * T + j]) < 1e-6, `(${i}, ${j})`)));
+    json.attentions[0][0].forEach((row, i) =>
+      row.forEach((v, j) => assert.ok(Math.abs(v - columns.data[i * T + j]) < 1e-6, `(${i}, ${j})`)),
+    );
     assert.match(json.source, /softmax down each column/);
     assert.deepEqual(problems, []);
   } finally {
@@ -518,7 +590,7 @@ test('JSON export follows the heatmap: with norm="columns" it holds the column s
   }
 });
 
-test('import: a model\'s attention (layers × heads × T × T) draws in heatmap, lines and heads; bad input is named', async () => {
+test("import: a model's attention (layers × heads × T × T) draws in heatmap, lines and heads; bad input is named", async () => {
   const { page, problems } = await open('examples/index.html');
   try {
     await widgetsDrawn(page);
@@ -528,7 +600,10 @@ test('import: a model\'s attention (layers × heads × T × T) draws in heatmap,
     const layers = [multi(text, { heads: 3, seed: 11 }), multi(text, { heads: 3, seed: 12 })];
     const T = 6;
     const rows = (m) => Array.from({ length: T }, (_, i) => Array.from(m.data.subarray(i * T, (i + 1) * T)));
-    const hf = { tokens: ['[CLS]', 'the', 'cat', 'sat', 'on', '<b>mat</b>'], attentions: layers.map((l) => l.heads.map((h) => rows(h.weights))) };
+    const hf = {
+      tokens: ['[CLS]', 'the', 'cat', 'sat', 'on', '<b>mat</b>'],
+      attentions: layers.map((l) => l.heads.map((h) => rows(h.weights))),
+    };
     await w.locator('.importButton').click();
     await w.locator('.import-text').fill(JSON.stringify(hf));
     await w.locator('.import-go').click();
@@ -605,24 +680,36 @@ test('a widget with src= draws a JSON file of attention without fetching the wor
     await page.evaluate(() => document.getElementById('fig-src').setAttribute('src', 'missing.json'));
     await page.waitForFunction(() => !document.getElementById('fig-src').shadowRoot.getElementById('message').hidden);
     assert.match((await shown(page, 'fig-src')).message, /Could not load the attention file missing\.json \(HTTP 404\)/);
-    assert.deepEqual(problems.filter((p) => !/missing\.json|404/.test(p)), []);
+    assert.deepEqual(
+      problems.filter((p) => !/missing\.json|404/.test(p)),
+      [],
+    );
   } finally {
     await page.close();
   }
 });
 
-test('works under a header CSP without \'unsafe-inline\' styles too (constructed stylesheets only)', async () => {
-  const html = (await readFile(join(root, 'examples', 'index.html'), 'utf8')).replace("style-src 'self' 'unsafe-inline'", "style-src 'self'");
+test("works under a header CSP without 'unsafe-inline' styles too (constructed stylesheets only)", async () => {
+  const html = (await readFile(join(root, 'examples', 'index.html'), 'utf8')).replace(
+    "style-src 'self' 'unsafe-inline'",
+    "style-src 'self'",
+  );
   const policy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'";
   const page = await browser.newPage({ acceptDownloads: true });
   const problems = [];
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   try {
-    await page.route('**/examples/strict.html', (r) => r.fulfill({ status: 200, contentType: 'text/html', body: html, headers: { 'Content-Security-Policy': policy } }));
+    await page.route('**/examples/strict.html', (r) =>
+      r.fulfill({ status: 200, contentType: 'text/html', body: html, headers: { 'Content-Security-Policy': policy } }),
+    );
     await page.goto(`${url}examples/strict.html`);
     await widgetsDrawn(page);
-    assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('fig-heads').shadowRoot.querySelector('.af')).borderTopStyle), 'solid', 'styles applied');
+    assert.equal(
+      await page.evaluate(() => getComputedStyle(document.getElementById('fig-heads').shadowRoot.querySelector('.af')).borderTopStyle),
+      'solid',
+      'styles applied',
+    );
     assertCells((await shown(page, 'fig-heatmap')).map, single('the train left the station on time').steps.weights, 'strict heatmap');
     for (const button of ['.svgButton', '.pngButton', '.jsonButton']) {
       const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`#fig-heads ${button}`).click()]);
@@ -634,24 +721,52 @@ test('works under a header CSP without \'unsafe-inline\' styles too (constructed
   }
 });
 
-test('the widget folder\'s compute module (attention-figure/core) works on its own, one file and its wasm', async () => {
+test("the widget folder's compute module (attention-figure/core) works on its own, one file and its wasm", async () => {
   // Under the example page's strict CSP: import attention.js by URL, compute, compare with node's core.
   const { page, problems, requests } = await open('examples/index.html');
   try {
     await widgetsDrawn(page);
     const before = requests.length;
     // Seed 003's worked example (../shared/SOURCES.md).
-    const X = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]];
-    const head = { Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], Wk: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
-      Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]] };
-    const got = await page.evaluate(async ({ X, head }) => {
-      const { loadAttention } = await import(new URL('../widget/attention.js', location.href).href);
-      return Array.from((await loadAttention()).attention(X, head).output.data);
-    }, { X, head });
+    const X = [
+      [1, 0, 1, 0],
+      [0, 2, 0, 2],
+      [1, 1, 1, 1],
+    ];
+    const head = {
+      Wq: [
+        [1, 0, 1],
+        [1, 0, 0],
+        [0, 0, 1],
+        [0, 1, 1],
+      ],
+      Wk: [
+        [0, 0, 1],
+        [1, 1, 0],
+        [0, 1, 0],
+        [1, 1, 0],
+      ],
+      Wv: [
+        [0, 2, 0],
+        [0, 3, 0],
+        [1, 0, 3],
+        [1, 1, 0],
+      ],
+    };
+    const got = await page.evaluate(
+      async ({ X, head }) => {
+        const { loadAttention } = await import(new URL('../widget/attention.js', location.href).href);
+        return Array.from((await loadAttention()).attention(X, head).output.data);
+      },
+      { X, head },
+    );
     const want = core.attention(X, head).output.data;
     got.forEach((v, i) => near(v, want[i], `output[${i}]`));
     // Only the module itself (and the wasm, from the cache or again) was fetched: no shared chunk.
-    assert.deepEqual([...new Set(requests.slice(before))].filter((p) => !p.endsWith('/attention_wasm.wasm')), ['/widget/attention.js']);
+    assert.deepEqual(
+      [...new Set(requests.slice(before))].filter((p) => !p.endsWith('/attention_wasm.wasm')),
+      ['/widget/attention.js'],
+    );
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -682,16 +797,27 @@ test('payload: widget JS + wasm ≤ 150 KiB gzip, no eval / new Function, typed 
     assert.ok(files.includes(target.replace('./', '')), `${target} is in the package`);
   }
   const types = await readFile(join(dir, 'attention-widget.d.ts'), 'utf8');
-  for (const name of ['exportSVG', 'exportPNG', 'exportJSON', 'importAttention', 'shareURL', "'attention-figure': AttentionFigureElement"]) assert.ok(types.includes(name), name);
+  for (const name of ['exportSVG', 'exportPNG', 'exportJSON', 'importAttention', 'shareURL', "'attention-figure': AttentionFigureElement"])
+    assert.ok(types.includes(name), name);
 });
 
 test('no shared module parses strings as HTML; examples have no inline script', async () => {
-  const walk = async (dir) => (await readdir(dir, { withFileTypes: true })).flatMap((e) => (e.isDirectory() ? [] : [join(dir, e.name)]))
-    .concat(...await Promise.all((await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => walk(join(dir, e.name)))));
+  const walk = async (dir) =>
+    (await readdir(dir, { withFileTypes: true }))
+      .flatMap((e) => (e.isDirectory() ? [] : [join(dir, e.name)]))
+      .concat(
+        ...(await Promise.all(
+          (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => walk(join(dir, e.name))),
+        )),
+      );
   const files = (await walk(join(root, 'web'))).filter((f) => f.endsWith('.js'));
   assert.ok(files.some((f) => f.endsWith('figure.js')) && files.some((f) => f.endsWith('attention-widget.js')));
   for (const f of files) {
-    assert.doesNotMatch(await readFile(f, 'utf8'), /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|createContextualFragment|DOMParser|\beval\(|new Function/, f);
+    assert.doesNotMatch(
+      await readFile(f, 'utf8'),
+      /\.(innerHTML|outerHTML)\b|insertAdjacentHTML|document\.write|createContextualFragment|DOMParser|\beval\(|new Function/,
+      f,
+    );
   }
   for (const f of ['index.html', 'dark.html']) {
     const html = await readFile(join(root, 'examples', f), 'utf8');

@@ -13,7 +13,11 @@ export function parseCell(raw) {
 export function badCells(named) {
   const out = [];
   for (const [name, rows] of Object.entries(named)) {
-    rows.forEach((row, r) => row.forEach((v, c) => { if (parseCell(v) === null) out.push(`${name}[${r + 1}, ${c + 1}]`); }));
+    rows.forEach((row, r) =>
+      row.forEach((v, c) => {
+        if (parseCell(v) === null) out.push(`${name}[${r + 1}, ${c + 1}]`);
+      }),
+    );
   }
   return out;
 }

@@ -27,8 +27,10 @@ const littleEndian = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 /** "#rrggbb" → one opaque pixel for a Uint32Array view of ImageData. */
 export function packHex(hex) {
-  const r = parseInt(hex.slice(1, 3), 16), g = parseInt(hex.slice(3, 5), 16), b = parseInt(hex.slice(5, 7), 16);
-  return (littleEndian ? ((255 << 24) | (b << 16) | (g << 8) | r) : ((r << 24) | (g << 16) | (b << 8) | 255)) >>> 0;
+  const r = parseInt(hex.slice(1, 3), 16),
+    g = parseInt(hex.slice(3, 5), 16),
+    b = parseInt(hex.slice(5, 7), 16);
+  return (littleEndian ? (255 << 24) | (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8) | 255) >>> 0;
 }
 
 /** Dark text on light cells, light text on dark ones ("#rrggbb" input). */
@@ -61,7 +63,8 @@ export const pixelRatio = () => Math.min(3, Math.max(1, globalThis.devicePixelRa
  */
 export function sizeCanvas(canvas, cssWidth, cssHeight) {
   const ratio = pixelRatio();
-  const w = Math.max(1, Math.round(cssWidth * ratio)), h = Math.max(1, Math.round(cssHeight * ratio));
+  const w = Math.max(1, Math.round(cssWidth * ratio)),
+    h = Math.max(1, Math.round(cssHeight * ratio));
   if (canvas.width !== w) canvas.width = w;
   if (canvas.height !== h) canvas.height = h;
   canvas.style.width = `${cssWidth}px`;

@@ -13,7 +13,9 @@ let comparePromise = null;
 /** → { compareOf, compareLine, CompareView } (see compare/index.js); a failed load is retried on the next call. */
 export function loadCompare() {
   // A computed URL: bundlers leave it alone, so the module stays its own file, fetched on demand.
-  const url = import.meta.url.endsWith('/compare-loader.js') ? new URL('./compare/index.js', import.meta.url).href : assetURL('attention-compare.js');
+  const url = import.meta.url.endsWith('/compare-loader.js')
+    ? new URL('./compare/index.js', import.meta.url).href
+    : assetURL('attention-compare.js');
   comparePromise ??= import(/* @vite-ignore */ url)
     .then(({ createCompare }) => createCompare({ compute, wordOf, h, svgEl, setAttrs, packHex, format4, num, labelOf, Heatmap }))
     .catch((err) => {

@@ -35,18 +35,42 @@ export const MAX_TOKENS = 1024;
 
 /** Seed 003's worked example (row convention), exactly as the article prints it. */
 export const SEED003 = Object.freeze({
-  X: [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
-  Wk: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
-  Wq: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
-  Wv: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]],
+  X: [
+    [1, 0, 1, 0],
+    [0, 2, 0, 2],
+    [1, 1, 1, 1],
+  ],
+  Wk: [
+    [0, 0, 1],
+    [1, 1, 0],
+    [0, 1, 0],
+    [1, 1, 0],
+  ],
+  Wq: [
+    [1, 0, 1],
+    [1, 0, 0],
+    [0, 0, 1],
+    [0, 1, 1],
+  ],
+  Wv: [
+    [0, 2, 0],
+    [0, 3, 0],
+    [1, 0, 3],
+    [1, 1, 0],
+  ],
   // The weights as the article prints them before it sums ("0.0634" appears as 0.0).
-  rounded: [[0, 0.5, 0.5], [0, 1, 0], [0, 0.9, 0.1]],
+  rounded: [
+    [0, 0.5, 0.5],
+    [0, 1, 0],
+    [0, 0.9, 0.1],
+  ],
   labels: ['input 1', 'input 2', 'input 3'],
 });
 
 const asMatrix = (rows) => ({ rows: rows.length, cols: rows[0].length, data: Float32Array.from(rows.flat()) });
 const once = (make) => {
-  let value, made = false;
+  let value,
+    made = false;
   return () => (made ? value : ((made = true), (value = make())));
 };
 
@@ -70,8 +94,20 @@ function keyOf(state, sources) {
   const s = state;
   if (sources.imported) return `imported:${sources.imported.id}:${s.layer}:${s.head}`;
   if (s.source === 'model') return `model:${s.sentence}:${s.layer}:${s.head}`;
-  return [s.input, s.input === 'sentence' ? s.sentence : '', s.score, s.temperature, s.mask, s.norm, s.weights, s.dk, s.bias,
-    s.weights === 'random' ? s.seed : '', s.weights === 'edited' ? sources.editsVersion : ''].join('\u0001');
+  return [
+    sources.vectorsPartial ? 'first chunk' : 'whole table',
+    s.input,
+    s.input === 'sentence' ? s.sentence : '',
+    s.score,
+    s.temperature,
+    s.mask,
+    s.norm,
+    s.weights,
+    s.dk,
+    s.bias,
+    s.weights === 'random' ? s.seed : '',
+    s.weights === 'edited' ? sources.editsVersion : '',
+  ].join('\u0001');
 }
 
 /**
@@ -99,16 +135,23 @@ export function compute(state, sources, previous = null) {
   }
 }
 
-const empty = () => ({ ok: false, kind: 'empty', message: 'Type a sentence… its words will appear as the rows and columns of the heatmap.' });
-const notYet = (error, what) => (error
-  ? { ok: false, kind: 'error', message: `Could not load ${what} (${error.message}).`, loadFailed: true }
-  : { ok: false, kind: 'loading', message: `Loading ${what}…` });
+const empty = () => ({
+  ok: false,
+  kind: 'empty',
+  message: 'Type a sentence… its words will appear as the rows and columns of the heatmap.',
+});
+const notYet = (error, what) =>
+  error
+    ? { ok: false, kind: 'error', message: `Could not load ${what} (${error.message}).`, loadFailed: true }
+    : { ok: false, kind: 'loading', message: `Loading ${what}…` };
 
 function tokenMessage(sources, text, err) {
   const core = sources.lm?.core ?? sources.core;
   try {
     if (core && core.tokenize(text).length === 0) return 'Type a sentence: there are no words to compare yet.';
-  } catch { /* the core's own message says it */ }
+  } catch {
+    /* the core's own message says it */
+  }
   return err.message;
 }
 
@@ -118,12 +161,15 @@ class CellError extends Error {
     this.cells = cells;
   }
 }
-const cellMessage = (cells) => `${cells.slice(0, 3).join(', ')}${cells.length > 3 ? ` and ${cells.length - 3} more` : ''} ${cells.length > 1 ? 'are' : 'is'} not a number: the results are from the last good weights.`;
+const cellMessage = (cells) =>
+  `${cells.slice(0, 3).join(', ')}${cells.length > 3 ? ` and ${cells.length - 3} more` : ''} ${cells.length > 1 ? 'are' : 'is'} not a number: the results are from the last good weights.`;
 
 /** The index of the query with the strongest link to another word (off the diagonal), and that weight. */
 function strongestRow(weights) {
-  const T = weights.rows, d = weights.data;
-  let best = 0, top = -1;
+  const T = weights.rows,
+    d = weights.data;
+  let best = 0,
+    top = -1;
   for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) if (i !== j && d[i * T + j] > top) ((top = d[i * T + j]), (best = i));
   return T > 1 ? best : 0;
 }
@@ -150,7 +196,9 @@ function termsOf(core, result) {
 // ---- word vectors and seed 003 ----------------------------------------------------------------------
 function vectorResult(state, sources, key) {
   const { core, vectors } = sources;
-  let X, tokens, total = null;
+  let X,
+    tokens,
+    total = null;
   if (state.input === 'seed003') {
     X = asMatrix(SEED003.X);
     tokens = SEED003.labels.map((text) => ({ text, lookup: 'known', matched: text }));
@@ -158,6 +206,10 @@ function vectorResult(state, sources, key) {
     const { embedding, total: all } = embedPrefix(core, vectors, state.sentence, MAX_TOKENS);
     ({ X, tokens } = embedding);
     total = all;
+    // The first chunk of the table holds the frequent words: a word it does not have (found or stemmed
+    // in the whole table, or not there at all) waits for the whole table rather than show other numbers.
+    if (sources.vectorsPartial && !tokens.every((t) => t.lookup === 'known'))
+      return { ok: false, kind: 'loading', message: 'Loading the word vectors…' };
   }
   const d = X.cols;
   const projection = projectionOf(state, sources, d);
@@ -172,16 +224,30 @@ function vectorResult(state, sources, key) {
     steps = core.attention(X, projection.W, { ...options, score: CORE_SCORES[score] });
   }
   // Softmax down the columns: the same scaled scores, each key's column normalised over the queries.
-  let weights = steps.weights, output = steps.output;
+  let weights = steps.weights,
+    output = steps.output;
   if (state.norm === 'columns') {
     weights = core.softmax(steps.scaled, { axis: 'columns' });
     output = core.weightedSum(weights, steps.V);
   }
   const result = {
-    key, kind: state.input === 'seed003' ? 'seed003' : 'vectors', tokens, total, cap: MAX_TOKENS, X, d,
-    projection: { ...projection, dv: steps.V.cols, dk: steps.Q.cols }, steps, weights, output, score, norm: state.norm,
-    divisor: score === 'scaled' ? `√${projection.W ? projection.dk : d}` : '1', scaleDivisor: divisor,
-    temperature: state.temperature, causal: options.causal,
+    key,
+    kind: state.input === 'seed003' ? 'seed003' : 'vectors',
+    tokens,
+    total,
+    cap: MAX_TOKENS,
+    X,
+    d,
+    projection: { ...projection, dv: steps.V.cols, dk: steps.Q.cols },
+    steps,
+    weights,
+    output,
+    score,
+    norm: state.norm,
+    divisor: score === 'scaled' ? `√${projection.W ? projection.dk : d}` : '1',
+    scaleDivisor: divisor,
+    temperature: state.temperature,
+    causal: options.causal,
   };
   result.terms = termsOf(core, result);
   // The heads score their queries and keys the way the single head does.
@@ -230,7 +296,14 @@ function headsOf(core, X, options, d) {
       const out = core.multiHead(X, { heads: w.heads, Wo: w.Wo }, options);
       cache.set(key, {
         maps: out.heads.map((h, k) => ({ weights: h.weights, title: `head ${k + 1}`, head: k })),
-        steps: out.heads, concat: out.concat, Wo: w.Wo, output: out.output, dk: w.dk, learnt: false, seed, sharpness: HEAD_SHARPNESS,
+        steps: out.heads,
+        concat: out.concat,
+        Wo: w.Wo,
+        output: out.output,
+        dk: w.dk,
+        learnt: false,
+        seed,
+        sharpness: HEAD_SHARPNESS,
       });
     }
     return cache.get(key);
@@ -239,7 +312,8 @@ function headsOf(core, X, options, d) {
 
 // ---- the trained model -------------------------------------------------------------------------------
 function modelResult(state, { core, model }, key) {
-  let run, total = null;
+  let run,
+    total = null;
   try {
     run = model.run(state.sentence);
   } catch (err) {
@@ -250,7 +324,8 @@ function modelResult(state, { core, model }, key) {
     run = model.run(tokens.slice(0, model.context).join(' '));
     total = tokens.length;
   }
-  const L = run.layers.length, H = run.layers[0].heads.length;
+  const L = run.layers.length,
+    H = run.layers[0].heads.length;
   const rollout = state.layer === ROLLOUT;
   // The rollout has no queries or keys of its own: the single-head views show the last layer's head.
   const layer = rollout ? L - 1 : Math.min(state.layer, L - 1);
@@ -259,10 +334,24 @@ function modelResult(state, { core, model }, key) {
   const learnt = new Map();
   const weightsOf = (l) => (learnt.has(l) ? learnt.get(l) : learnt.set(l, model.attentionWeights(l)).get(l));
   const result = {
-    key, kind: 'model', tokens: run.tokens, total, cap: model.context, X: layer === 0 ? run.input : run.layers[layer - 1].output,
-    d: model.dModel, projection: { mode: 'learnt', W: null, dk: steps.Q.cols, dv: steps.V.cols }, steps,
-    weights: steps.weights, output: steps.output, shown: rollout ? run.rollout : steps.weights,
-    score: 'scaled', norm: 'rows', divisor: `√${steps.Q.cols}`, scaleDivisor: Math.sqrt(steps.Q.cols), temperature: 1, causal: true,
+    key,
+    kind: 'model',
+    tokens: run.tokens,
+    total,
+    cap: model.context,
+    X: layer === 0 ? run.input : run.layers[layer - 1].output,
+    d: model.dModel,
+    projection: { mode: 'learnt', W: null, dk: steps.Q.cols, dv: steps.V.cols },
+    steps,
+    weights: steps.weights,
+    output: steps.output,
+    shown: rollout ? run.rollout : steps.weights,
+    score: 'scaled',
+    norm: 'rows',
+    divisor: `√${steps.Q.cols}`,
+    scaleDivisor: Math.sqrt(steps.Q.cols),
+    temperature: 1,
+    causal: true,
     model: { run, layer, head, rollout, layers: L, heads: H, context: model.context, info: model, learnt: weightsOf },
   };
   result.terms = termsOf(core, result);
@@ -270,10 +359,22 @@ function modelResult(state, { core, model }, key) {
     const layers = rollout ? run.layers.map((_, l) => l) : [layer];
     const shown = run.layers[layer];
     return {
-      maps: layers.flatMap((l) => run.layers[l].heads.map((h, k) => ({
-        weights: h.weights, title: `layer ${l + 1} · head ${k + 1}`, caption: run.captions[l]?.[k], layer: l, head: k }))),
-      steps: shown.heads, concat: shown.concat, output: shown.multiHeadOutput, afterAttention: shown.afterAttention,
-      dk: steps.Q.cols, learnt: true, layer,
+      maps: layers.flatMap((l) =>
+        run.layers[l].heads.map((h, k) => ({
+          weights: h.weights,
+          title: `layer ${l + 1} · head ${k + 1}`,
+          caption: run.captions[l]?.[k],
+          layer: l,
+          head: k,
+        })),
+      ),
+      steps: shown.heads,
+      concat: shown.concat,
+      output: shown.multiHeadOutput,
+      afterAttention: shown.afterAttention,
+      dk: steps.Q.cols,
+      learnt: true,
+      layer,
     };
   };
   return finish(result);
@@ -284,12 +385,26 @@ function importedResult(state, imported, key) {
   const layer = Math.min(typeof state.layer === 'number' ? state.layer : 0, imported.layers - 1);
   const head = Math.min(state.head, imported.heads - 1);
   const result = {
-    key, kind: 'imported', tokens: imported.tokens, total: null, cap: imported.tokens.length, X: null, d: null,
-    projection: null, steps: null, weights: imported.attentions[layer][head], output: null, score: null, norm: 'rows',
+    key,
+    kind: 'imported',
+    tokens: imported.tokens,
+    total: null,
+    cap: imported.tokens.length,
+    X: null,
+    d: null,
+    projection: null,
+    steps: null,
+    weights: imported.attentions[layer][head],
+    output: null,
+    score: null,
+    norm: 'rows',
     imported: { layers: imported.layers, heads: imported.heads, layer, head },
     terms: () => null,
   };
-  result.heads = () => ({ maps: imported.attentions[layer].map((weights, k) => ({ weights, title: `head ${k + 1}`, head: k })), learnt: true });
+  result.heads = () => ({
+    maps: imported.attentions[layer].map((weights, k) => ({ weights, title: `head ${k + 1}`, head: k })),
+    learnt: true,
+  });
   return finish(result);
 }
 
@@ -302,10 +417,29 @@ export function wordOf(state, result) {
 // ---- the by-hand sheet --------------------------------------------------------------------------------
 /** The by-hand sheet's example (seeds 001/004's layout): 4 tokens as columns of a 6×4 X, 3×6 weights. */
 export const HAND_DEFAULT = Object.freeze({
-  X: [[1, 0, 1, 0], [0, 2, 0, 1], [1, 1, 0, 0], [0, 1, 1, 1], [2, 0, 1, 0], [1, 0, 0, 2]],
-  Wq: [[1, 0, 1, 0, 0, 1], [0, 1, 0, 1, 0, 0], [1, 0, 0, 0, 1, 0]],
-  Wk: [[0, 1, 0, 0, 1, 0], [1, 0, 1, 0, 0, 0], [0, 0, 0, 1, 0, 1]],
-  Wv: [[1, 0, 0, 1, 0, 0], [0, 1, 1, 0, 0, 0], [0, 0, 0, 0, 1, 1]],
+  X: [
+    [1, 0, 1, 0],
+    [0, 2, 0, 1],
+    [1, 1, 0, 0],
+    [0, 1, 1, 1],
+    [2, 0, 1, 0],
+    [1, 0, 0, 2],
+  ],
+  Wq: [
+    [1, 0, 1, 0, 0, 1],
+    [0, 1, 0, 1, 0, 0],
+    [1, 0, 0, 0, 1, 0],
+  ],
+  Wk: [
+    [0, 1, 0, 0, 1, 0],
+    [1, 0, 1, 0, 0, 0],
+    [0, 0, 0, 1, 0, 1],
+  ],
+  Wv: [
+    [1, 0, 0, 1, 0, 0],
+    [0, 1, 1, 0, 0, 0],
+    [0, 0, 0, 0, 1, 1],
+  ],
 });
 
 /**

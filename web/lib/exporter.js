@@ -4,64 +4,92 @@
 // What a view draws on a canvas (heatmap cells, lines) it also offers as shapes: an SVG with an
 // exportShapes() method returns [{ tag: 'rect' | 'line' | 'text', attrs, text }] in its own
 // coordinates, and the export puts them under that SVG's labels, built from the weights themselves.
+// Each export carries a title, the sentence and a caption (notes.js captionOf), so it can be pasted as is.
 import { SVG_NS } from './dom.js';
+import { clean, layout } from './export-layout.js';
 
-const STYLE_PROPS = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-opacity', 'opacity', 'font-family',
-  'font-size', 'font-weight', 'font-style', 'text-anchor', 'dominant-baseline', 'visibility', 'text-decoration'];
+const STYLE_PROPS = [
+  'fill',
+  'fill-opacity',
+  'stroke',
+  'stroke-width',
+  'stroke-opacity',
+  'stroke-dasharray',
+  'opacity',
+  'font-family',
+  'font-size',
+  'font-weight',
+  'font-style',
+  'text-anchor',
+  'dominant-baseline',
+  'visibility',
+  'text-decoration',
+];
+/** Numbers the ids of each export's <title> and <desc>, so several SVGs pasted into one page keep theirs apart. */
+let exported = 0;
 
-function placement(svgs) {
-  const rects = svgs.map((s) => s.getBoundingClientRect());
-  const left = Math.min(...rects.map((r) => r.left));
-  const top = Math.min(...rects.map((r) => r.top));
-  const right = Math.max(...rects.map((r) => r.right));
-  const bottom = Math.max(...rects.map((r) => r.bottom));
-  return { rects, left, top, width: Math.ceil(right - left), height: Math.ceil(bottom - top) };
-}
-
-/** Standalone SVG text of several rendered SVG elements, placed as on screen, on a background colour. */
-export function toSVG(svgs, background) {
-  const { rects, left, top, width, height } = placement(svgs);
+/**
+ * Standalone SVG text of a figure: { svgs (its rendered SVG elements), words ({ title, sentence,
+ * caption: [lines], notes: [lines] }), colours ({ bg, fg, muted }), font (CSS family) }. One image to a
+ * screen reader: role="img", named by its <title> and described by its <desc>.
+ */
+export function toSVG(figure) {
+  const { width, height, placed, texts } = layout(figure);
+  const { words, colours, font } = figure;
   const out = document.createElementNS(SVG_NS, 'svg');
-  out.setAttribute('xmlns', SVG_NS);
-  out.setAttribute('width', width);
-  out.setAttribute('height', height);
-  out.setAttribute('viewBox', `0 0 ${width} ${height}`);
-  const bg = document.createElementNS(SVG_NS, 'rect');
-  for (const [k, v] of Object.entries({ width, height, fill: background })) bg.setAttribute(k, v);
-  out.append(bg);
-  svgs.forEach((svg, n) => {
+  const add = (tag, attrs, parent = out) => {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    parent.append(node);
+    return node;
+  };
+  const id = `attention-figure-${++exported}`;
+  for (const [k, v] of Object.entries({
+    xmlns: SVG_NS,
+    width,
+    height,
+    viewBox: `0 0 ${width} ${height}`,
+    role: 'img',
+    'aria-labelledby': `${id}-title ${id}-desc`,
+  }))
+    out.setAttribute(k, v);
+  add('title', { id: `${id}-title` }).textContent = clean(words.title);
+  add('desc', { id: `${id}-desc` }).textContent = clean([`“${words.sentence}”.`, ...words.caption, ...words.notes].join(' '));
+  add('rect', { width, height, fill: colours.bg });
+  for (const t of texts)
+    add('text', { x: t.x, y: t.y, 'font-size': t.size, 'font-weight': t.weight, 'font-family': font, fill: t.fill }).textContent = t.text;
+  for (const { svg, rect, x, y } of placed) {
     const clone = svg.cloneNode(true);
     const src = [svg, ...svg.querySelectorAll('*')];
     const dst = [clone, ...clone.querySelectorAll('*')];
     src.forEach((node, i) => {
       const target = dst[i];
-      target.removeAttribute('style');
-      target.removeAttribute('tabindex');
-      target.removeAttribute('class');
+      // The parts are drawing, not controls: the image's title and desc speak for them.
+      for (const a of [...target.attributes]) if (/^(style|tabindex|class|role|aria-.*)$/.test(a.name)) target.removeAttribute(a.name);
       if (node.tagName === 'stop' || node.tagName === 'linearGradient' || node.tagName === 'defs') return;
       const cs = getComputedStyle(node);
       for (const p of STYLE_PROPS) {
         const v = cs.getPropertyValue(p);
-        if (v && !(p === 'text-decoration' && v.startsWith('none'))) target.setAttribute(p, v);
+        if (v && !(p === 'text-decoration' && v.startsWith('none')) && !(p === 'stroke-dasharray' && v === 'none'))
+          target.setAttribute(p, v);
       }
     });
     if (svg.exportShapes) {
       const g = document.createElementNS(SVG_NS, 'g');
       for (const shape of svg.exportShapes()) {
-        const node = document.createElementNS(SVG_NS, shape.tag);
-        for (const [k, v] of Object.entries(shape.attrs)) node.setAttribute(k, String(v));
+        const node = add(shape.tag, shape.attrs, g);
         if (shape.text !== undefined) node.textContent = shape.text;
-        g.append(node);
       }
       clone.prepend(g);
     }
-    clone.setAttribute('x', rects[n].left - left);
-    clone.setAttribute('y', rects[n].top - top);
-    clone.setAttribute('width', rects[n].width);
-    clone.setAttribute('height', rects[n].height);
+    for (const [k, v] of Object.entries({ x, y, width: rect.width, height: rect.height })) clone.setAttribute(k, v);
     out.append(clone);
-  });
-  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(out);
+  }
+  // A label may hold what XML cannot (a typed U+0000, a lone surrogate): U+FFFD instead, so the file parses.
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    new XMLSerializer().serializeToString(out).replace(/[\0-\x08\v\f\x0e-\x1f\ufffe\uffff]|\p{Cs}/gu, '\ufffd')
+  );
 }
 
 function opacityOf(node, stop) {
@@ -86,16 +114,29 @@ function paintOf(ctx, value, node, box) {
   return g;
 }
 
-/** Paints rendered SVG elements (rect, line, path, text) onto a new canvas at `scale`× their on-screen size. */
-export function toCanvas(svgs, background, scale = 2) {
-  const { left, top, width, height } = placement(svgs);
+/** The figure (as toSVG takes it) painted onto a new canvas at `scale`× its CSS pixels: its SVGs element by element. */
+export function toCanvas(figure, scale = 2) {
+  const { width, height, placed, texts } = layout(figure);
+  // Within what a canvas may hold (16,384 px a side in Chromium; less on some phones).
+  scale = Math.min(scale, 8192 / width, 8192 / height);
   const canvas = document.createElement('canvas');
   canvas.width = Math.round(width * scale);
   canvas.height = Math.round(height * scale);
   const ctx = canvas.getContext('2d');
-  ctx.fillStyle = background;
+  ctx.fillStyle = figure.colours.bg;
   ctx.fillRect(0, 0, canvas.width, canvas.height);
-  for (const svg of svgs) {
+  ctx.textBaseline = 'alphabetic';
+  ctx.textAlign = 'left';
+  for (const t of texts) {
+    ctx.setTransform(scale, 0, 0, scale, 0, 0);
+    ctx.font = `${t.weight} ${t.size}px ${figure.font}`;
+    ctx.fillStyle = t.fill;
+    ctx.fillText(t.text, t.x, t.y);
+  }
+  for (const { svg, rect, x, y } of placed) {
+    // Screen coordinates → the export's: this SVG moves from where it is on screen to where it is placed.
+    const left = rect.left - x,
+      top = rect.top - y;
     if (svg.exportShapes) {
       const m = svg.getScreenCTM();
       if (m) {
@@ -139,7 +180,9 @@ export function toCanvas(svgs, background, scale = 2) {
           ctx.globalAlpha = alpha * Number(cs.strokeOpacity);
           ctx.strokeStyle = stroke;
           ctx.lineWidth = parseFloat(cs.strokeWidth);
+          ctx.setLineDash(dashes(cs.strokeDasharray));
           ctx.stroke(path);
+          ctx.setLineDash([]);
         }
       } else if (fill) {
         ctx.globalAlpha = alpha * Number(cs.fillOpacity);
@@ -161,9 +204,15 @@ function paintShapes(ctx, shapes) {
   for (const { tag, attrs: a, text } of shapes) {
     const num = (k, fallback = 0) => (a[k] === undefined ? fallback : Number(a[k]));
     ctx.globalAlpha = 1;
+    ctx.setLineDash(dashes(a['stroke-dasharray']));
     if (tag === 'rect') {
       ctx.fillStyle = a.fill;
       ctx.fillRect(num('x'), num('y'), num('width'), num('height'));
+      if (a.stroke) {
+        ctx.strokeStyle = a.stroke;
+        ctx.lineWidth = 1;
+        ctx.strokeRect(num('x'), num('y'), num('width'), num('height'));
+      }
     } else if (tag === 'line') {
       ctx.globalAlpha = num('stroke-opacity', 1);
       ctx.strokeStyle = a.stroke;
@@ -181,11 +230,20 @@ function paintShapes(ctx, shapes) {
     }
   }
   ctx.globalAlpha = 1;
+  ctx.setLineDash([]);
 }
 
-/** PNG bytes of the rendered SVGs. */
-export function toPNG(svgs, background, scale = 2) {
-  const canvas = toCanvas(svgs, background, scale);
+/** A stroke-dasharray ("3 2", "3px, 2px" or none) as canvas line dashes. */
+const dashes = (v) =>
+  v && v !== 'none'
+    ? String(v)
+        .split(/[\s,]+/)
+        .map(parseFloat)
+    : [];
+
+/** PNG bytes of the figure (as toSVG takes it), at `scale`× its CSS pixels. */
+export function toPNG(figure, scale = 2) {
+  const canvas = toCanvas(figure, scale);
   return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
 }
 
@@ -206,20 +264,39 @@ export function toJSON(result, state, compare = null) {
     // Both sentences' weights (as drawn), the word compared, its nearest words before and after, the difference.
     const words = (list) => list?.words.map(({ word, similarity }) => ({ word, similarity })) ?? null;
     return {
-      tokens, attentions: [[rows(compare.first.shown)]],
+      tokens,
+      attentions: [[rows(compare.first.shown)]],
       compare: {
-        sentence2: state.sentence2, tokens2: compare.second.tokens.map((t) => t.text), attentions2: [[rows(compare.second.shown)]],
-        word: compare.text, index: compare.i, index2: compare.j,
+        sentence2: state.sentence2,
+        tokens2: compare.second.tokens.map((t) => t.text),
+        attentions2: [[rows(compare.second.shown)]],
+        word: compare.text,
+        index: compare.i,
+        index2: compare.j,
         nearest: compare.after ? { before: compare.before.map(words), after: compare.after.map(words) } : null,
         difference: compare.difference ? rows(compare.difference) : null,
       },
-      source: 'the same word in two sentences: parameter-free attention over word vectors, nearest words by cosine similarity over the whole table',
-      settings: { sentence: state.sentence, sentence2: state.sentence2, score: state.score, temperature: state.temperature, mask: state.mask, norm: state.norm },
+      source:
+        'the same word in two sentences: parameter-free attention over word vectors, nearest words by cosine similarity over the whole table',
+      settings: {
+        sentence: state.sentence,
+        sentence2: state.sentence2,
+        score: state.score,
+        temperature: state.temperature,
+        mask: state.mask,
+        norm: state.norm,
+      },
     };
   }
   if (result.kind === 'imported') {
     const heads = result.heads().maps;
-    return { tokens, attentions: [heads.map((m) => rows(m.weights))], source: 'imported', layer: result.imported.layer, heads: result.imported.heads };
+    return {
+      tokens,
+      attentions: [heads.map((m) => rows(m.weights))],
+      source: 'imported',
+      layer: result.imported.layer,
+      heads: result.imported.heads,
+    };
   }
   if (result.kind === 'model') {
     // Every head of every layer (Hugging Face's shape, so the file imports back), plus the rollout and
@@ -231,23 +308,36 @@ export function toJSON(result, state, compare = null) {
       rollout: rows(run.rollout),
       predictions: run.predictions.map(({ word, probability }) => ({ word, probability })),
       captions: run.captions,
-      source: `trained causal transformer language model (data/model.bin): ${result.model.layers} layers × ${result.model.heads} heads, ` +
+      source:
+        `trained causal transformer language model (data/model.bin): ${result.model.layers} layers × ${result.model.heads} heads, ` +
         `d_k = ${result.projection.dk}, context ${result.cap}; rollout after Abnar & Zuidema (2020), residual counted as 0.5·I`,
       settings: { sentence: state.sentence, source: 'model', layer: state.layer, head: state.head },
     };
   }
-  const settings = { sentence: state.sentence, input: state.input, score: state.score, temperature: state.temperature, mask: state.mask, norm: state.norm, weights: state.weights };
+  const settings = {
+    sentence: state.sentence,
+    input: state.input,
+    score: state.score,
+    temperature: state.temperature,
+    mask: state.mask,
+    norm: state.norm,
+    weights: state.weights,
+  };
   if (state.view === 'heads') {
     const heads = result.heads(state.heads, state.seed);
     return {
       tokens,
       attentions: [heads.maps.map((m) => rows(m.weights))],
-      source: `multi-head attention over word vectors: ${heads.maps.length} heads, d_k = ${heads.dk}, ` +
+      source:
+        `multi-head attention over word vectors: ${heads.maps.length} heads, d_k = ${heads.dk}, ` +
         `seeded Xavier-uniform W_Q, W_K (× ${heads.sharpness}), W_V, W_O (seed ${state.seed})`,
       settings: { ...settings, heads: state.heads, seed: state.seed },
     };
   }
-  const how = result.projection.mode === 'free' ? `parameter-free attention over ${result.d}-d ${result.kind === 'seed003' ? 'inputs' : 'word vectors'}` : `attention with ${result.projection.mode} W_Q, W_K, W_V (d_k = ${result.projection.dk})`;
+  const how =
+    result.projection.mode === 'free'
+      ? `parameter-free attention over ${result.d}-d ${result.kind === 'seed003' ? 'inputs' : 'word vectors'}`
+      : `attention with ${result.projection.mode} W_Q, W_K, W_V (d_k = ${result.projection.dk})`;
   const out = {
     tokens,
     attentions: [[rows(result.weights)]],
@@ -255,7 +345,11 @@ export function toJSON(result, state, compare = null) {
     settings,
   };
   if (state.view === 'steps') {
-    out.steps = { scores: rows(result.steps.scores), scaled: rows(result.steps.scaled).map((r) => r.map((v) => (v === -Infinity ? null : v))), output: rows(result.output) };
+    out.steps = {
+      scores: rows(result.steps.scores),
+      scaled: rows(result.steps.scaled).map((r) => r.map((v) => (v === -Infinity ? null : v))),
+      output: rows(result.output),
+    };
   }
   return out;
 }

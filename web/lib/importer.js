@@ -19,7 +19,16 @@ export class ImportError extends Error {
 const fail = (message) => {
   throw new ImportError(message);
 };
-const describe = (v) => (v === null ? 'null' : Array.isArray(v) ? `an array of ${v.length}` : typeof v === 'string' ? `the string ${JSON.stringify(v.length > 20 ? v.slice(0, 20) + '…' : v)}` : typeof v === 'object' ? 'an object' : String(v));
+const describe = (v) =>
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? `an array of ${v.length}`
+      : typeof v === 'string'
+        ? `the string ${JSON.stringify(v.length > 20 ? v.slice(0, 20) + '…' : v)}`
+        : typeof v === 'object'
+          ? 'an object'
+          : String(v);
 
 function depthOf(value) {
   let d = 0;
@@ -67,7 +76,9 @@ export function parseAttention(input, tokensOverride) {
   if (depth === 5) {
     att.forEach((layer, l) => {
       if (!Array.isArray(layer) || layer.length !== 1) {
-        fail(`attentions[${l}] holds a batch of ${Array.isArray(layer) ? layer.length : describe(layer)} sequences; export one sentence (batch size 1).`);
+        fail(
+          `attentions[${l}] holds a batch of ${Array.isArray(layer) ? layer.length : describe(layer)} sequences; export one sentence (batch size 1).`,
+        );
       }
     });
     att = att.map((layer) => layer[0]);

@@ -25,8 +25,8 @@ export class Lines {
     this.onSelect = onSelect;
     this.start = 0;
     this.anchorKey = null;
-    this.isolated = null;  // { side, index } whose lines are drawn alone
-    this.current = null;   // the word node in the tab order
+    this.isolated = null; // { side, index } whose lines are drawn alone
+    this.current = null; // the word node in the tab order
     this.canvas = h('canvas', { class: 'links', 'aria-hidden': 'true' });
     this.svg = el('svg', { class: 'lines', role: 'group' });
     const titles = el('g', { class: 'axis-title', 'aria-hidden': 'true' }, this.svg);
@@ -37,8 +37,11 @@ export class Lines {
     this.queryWords = [];
     this.keyWords = [];
     this.plot = h('div', { class: 'lines-plot' }, this.canvas, this.svg);
-    this.pager = new Pager('words', 'Lines to words outside the window are not drawn; arrow keys on a word, or these buttons, scroll.',
-      (direction) => this.#scroll(this.start + direction * this.rows));
+    this.pager = new Pager(
+      'words',
+      'Lines to words outside the window are not drawn; arrow keys on a word, or these buttons, scroll.',
+      (direction) => this.#scroll(this.start + direction * this.rows),
+    );
     this.el = h('div', { class: 'lines-view' }, this.pager.el, this.plot);
     this.svg.exportShapes = () => this.exportShapes();
     this.#wire();
@@ -78,14 +81,21 @@ export class Lines {
 
   #draw() {
     const { T, rows, start, labelW, gap } = this;
-    const xl = labelW + 8, xr = xl + gap;
-    const width = xr + labelW + 8, height = TOP + rows * ROW + 6;
+    const xl = labelW + 8,
+      xr = xl + gap;
+    const width = xr + labelW + 8,
+      height = TOP + rows * ROW + 6;
     Object.assign(this, { xl, xr });
     this.plot.style.width = `${width}px`;
     this.plot.style.height = `${height}px`;
-    setAttrs(this.svg, { width, height, viewBox: `0 0 ${width} ${height}`,
-      'aria-label': `Attention as lines: ${T} query words on the left, the same words as keys on the right` +
-        `${rows < T ? `, words ${start + 1}–${start + rows} shown` : ''}. Use the arrow keys to move between words; a focused word keeps only its lines.` });
+    setAttrs(this.svg, {
+      width,
+      height,
+      viewBox: `0 0 ${width} ${height}`,
+      'aria-label':
+        `Attention as lines: ${T} query words on the left, the same words as keys on the right` +
+        `${rows < T ? `, words ${start + 1}–${start + rows} shown` : ''}. Use the arrow keys to move between words; a focused word keeps only its lines.`,
+    });
     setAttrs(this.queriesTitle, { x: xl - 4 });
     setAttrs(this.keysTitle, { x: xr + 4 });
     this.canvas.style.left = `${xl + 2}px`;
@@ -101,13 +111,27 @@ export class Lines {
   #words(side, pool, x) {
     const { rows, start, tokens } = this;
     while (pool.length < rows) {
-      pool.push(el('text', { 'dominant-baseline': 'central', 'text-anchor': side === 'query' ? 'end' : 'start', role: 'button', tabindex: -1, 'data-side': side }, this.svg));
+      pool.push(
+        el(
+          'text',
+          {
+            'dominant-baseline': 'central',
+            'text-anchor': side === 'query' ? 'end' : 'start',
+            role: 'button',
+            tabindex: -1,
+            'data-side': side,
+          },
+          this.svg,
+        ),
+      );
     }
     while (pool.length > rows) pool.pop().remove();
     pool.forEach((node, k) => {
-      const i = start + k, t = tokens[i];
+      const i = start + k,
+        t = tokens[i];
       // The class is rewritten only when the word's kind (known, stemmed, unknown) changes.
-      if (!node.classList.contains(t.lookup) || !node.classList.contains('word')) node.setAttribute('class', `word ${side} label ${t.lookup}`);
+      if (!node.classList.contains(t.lookup) || !node.classList.contains('word'))
+        node.setAttribute('class', `word ${side} label ${t.lookup}`);
       setAttrs(node, { x, y: TOP + k * ROW + ROW / 2, 'data-index': i, 'aria-label': `${side} word ${i + 1}: ${t.text}` }, this.labels[i]);
     });
   }
@@ -115,7 +139,8 @@ export class Lines {
   /** The lines between the words in the window, stroked shade by shade; an isolated word's on top. */
   #paint() {
     const { T, rows, start, gap, data, max } = this;
-    const w = gap - 4, hgt = rows * ROW;
+    const w = gap - 4,
+      hgt = rows * ROW;
     const ratio = sizeCanvas(this.canvas, w, hgt);
     const ctx = (this.ctx ??= this.canvas.getContext('2d'));
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -133,12 +158,13 @@ export class Lines {
     for (let r = 0; r < rows; r++) {
       const i = start + r;
       for (let c = 0; c < rows; c++) {
-        const j = start + c, v = data[i * T + j];
+        const j = start + c,
+          v = data[i * T + j];
         shown[r * rows + c] = v;
         if (!(v > 0)) continue;
         if (i === j && this.diagonalApart) {
           // A word's line to itself: dashed and grey, outside the thickness scale.
-          if (isOn(i, j)) selves.moveTo(0, r * ROW + ROW / 2), selves.lineTo(w, r * ROW + ROW / 2);
+          if (isOn(i, j)) (selves.moveTo(0, r * ROW + ROW / 2), selves.lineTo(w, r * ROW + ROW / 2));
           drawn++;
           continue;
         }
@@ -168,7 +194,19 @@ export class Lines {
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     // What the canvas shows, for tests and tools: the window's weights (rows × rows, row-major),
     // how many lines were drawn, which word's lines are isolated, and the geometry.
-    this.canvas.attentionLines = { T, start, rows, data: shown, max, drawn, isolated: iso ? { ...iso } : null, rowHeight: ROW, width: w, ratio, diagonalApart: this.diagonalApart };
+    this.canvas.attentionLines = {
+      T,
+      start,
+      rows,
+      data: shown,
+      max,
+      drawn,
+      isolated: iso ? { ...iso } : null,
+      rowHeight: ROW,
+      width: w,
+      ratio,
+      diagonalApart: this.diagonalApart,
+    };
   }
 
   /** After a theme change: reads the line colour again and repaints. */
@@ -194,7 +232,8 @@ export class Lines {
   #linksOf(side, index) {
     const { T, data, tokens } = this;
     const out = [];
-    for (let k = 0; k < T; k++) out.push({ index: k, token: tokens[k], weight: side === 'query' ? data[index * T + k] : data[k * T + index] });
+    for (let k = 0; k < T; k++)
+      out.push({ index: k, token: tokens[k], weight: side === 'query' ? data[index * T + k] : data[k * T + index] });
     return out.sort((a, b) => b.weight - a.weight);
   }
 
@@ -244,17 +283,35 @@ export class Lines {
     svg.addEventListener('keydown', (e) => {
       const word = this.current;
       if (!word) return;
-      let side = word.dataset.side, i = +word.dataset.index;
+      let side = word.dataset.side,
+        i = +word.dataset.index;
       switch (e.key) {
-        case 'ArrowUp': i -= 1; break;
-        case 'ArrowDown': i += 1; break;
-        case 'ArrowLeft': side = 'query'; break;
-        case 'ArrowRight': side = 'key'; break;
-        case 'PageUp': i -= this.rows; break;
-        case 'PageDown': i += this.rows; break;
-        case 'Home': i = 0; break;
-        case 'End': i = this.T - 1; break;
-        default: return;
+        case 'ArrowUp':
+          i -= 1;
+          break;
+        case 'ArrowDown':
+          i += 1;
+          break;
+        case 'ArrowLeft':
+          side = 'query';
+          break;
+        case 'ArrowRight':
+          side = 'key';
+          break;
+        case 'PageUp':
+          i -= this.rows;
+          break;
+        case 'PageDown':
+          i += this.rows;
+          break;
+        case 'Home':
+          i = 0;
+          break;
+        case 'End':
+          i = this.T - 1;
+          break;
+        default:
+          return;
       }
       e.preventDefault();
       i = Math.min(Math.max(0, i), this.T - 1);
@@ -275,22 +332,35 @@ export class Lines {
   /** The drawn lines as SVG shapes in the word SVG's coordinates (for the exporter). */
   exportShapes() {
     const { T, rows, start, data, max, xl, xr } = this;
-    const theme = (this.theme ??= themeColours(this.el)), iso = this.isolated;
+    const theme = (this.theme ??= themeColours(this.el)),
+      iso = this.isolated;
     const out = [];
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < rows; c++) {
-        const i = start + r, j = start + c, v = data[i * T + j];
+        const i = start + r,
+          j = start + c,
+          v = data[i * T + j];
         if (!(v > 0)) continue;
         const f = Math.min(1, max > 0 ? v / max : 0);
         const on = !iso || (iso.side === 'query' ? i === iso.index : j === iso.index);
         const self = i === j && this.diagonalApart;
         if (self && !on) continue;
-        out.push({ tag: 'line', attrs: {
-          x1: xl + 2, y1: TOP + r * ROW + ROW / 2, x2: xr - 2, y2: TOP + c * ROW + ROW / 2, stroke: self ? theme.muted : theme.link,
-          'stroke-width': self ? 1.5 : (0.5 + 5 * f).toFixed(2), 'stroke-opacity': self ? 1 : (on ? 0.08 + 0.92 * f : 0.03).toFixed(3),
-          ...(self ? { 'stroke-dasharray': '4 3' } : {}),
-          'data-row': i, 'data-col': j, 'data-weight': String(v),
-        } });
+        out.push({
+          tag: 'line',
+          attrs: {
+            x1: xl + 2,
+            y1: TOP + r * ROW + ROW / 2,
+            x2: xr - 2,
+            y2: TOP + c * ROW + ROW / 2,
+            stroke: self ? theme.muted : theme.link,
+            'stroke-width': self ? 1.5 : (0.5 + 5 * f).toFixed(2),
+            'stroke-opacity': self ? 1 : (on ? 0.08 + 0.92 * f : 0.03).toFixed(3),
+            ...(self ? { 'stroke-dasharray': '4 3' } : {}),
+            'data-row': i,
+            'data-col': j,
+            'data-weight': String(v),
+          },
+        });
       }
     }
     return out;
@@ -304,6 +374,9 @@ export class Lines {
 export function describeLinks(info) {
   const arrow = info.side === 'query' ? '→' : '←';
   const at = (index) => (info.links.length > ALL_ROWS ? ` (${index + 1})` : '');
-  const top = info.links.slice(0, 3).map((l) => `${l.token.text}${at(l.index)} ${format4(l.weight)}`).join(', ');
+  const top = info.links
+    .slice(0, 3)
+    .map((l) => `${l.token.text}${at(l.index)} ${format4(l.weight)}`)
+    .join(', ');
   return `${info.token.text}${at(info.index)} ${arrow} ${top}`;
 }

@@ -7,9 +7,9 @@ export { AttentionError } from '#attention-core';
 
 let corePromise = null;
 let vectorsPromise = null;
+let firstVectorsPromise = null;
 let largerPromise = null;
 let modelPromise = null;
-
 
 /** Where the widget's own files live (overridable for tests and unusual layouts). */
 let base = import.meta.url;
@@ -67,10 +67,11 @@ async function bytesOf(file) {
 }
 
 /** A promise that is forgotten when it fails, so the next call tries again. */
-const retried = (promise, forget) => promise.catch((err) => {
-  forget();
-  throw err;
-});
+const retried = (promise, forget) =>
+  promise.catch((err) => {
+    forget();
+    throw err;
+  });
 
 /** The shared word-vector table (fetched on first call). */
 export function loadVectors() {
@@ -81,6 +82,18 @@ export function loadVectors() {
       throw err;
     });
   return vectorsPromise;
+}
+
+/**
+ * The word vectors' first chunk (vectors-first.bin, ~110 KiB gzip: the most frequent 2,000 words and
+ * the example sentences' words, built by scripts/build-site.mjs), for a first figure before the whole
+ * table has arrived. Resolves to null if the file is not there (the whole table will do).
+ */
+export function loadFirstVectors() {
+  firstVectorsPromise ??= Promise.all([loadCore(), bytesOf('vectors-first.bin')])
+    .then(([core, bytes]) => core.loadVectors(bytes))
+    .catch(() => null);
+  return firstVectorsPromise;
 }
 
 /**
@@ -101,7 +114,8 @@ export function loadModel() {
   modelPromise ??= (async () => {
     const started = performance.now();
     const since = (t) => performance.now() - t;
-    let module = 0, fetched = 0;
+    let module = 0,
+      fetched = 0;
     const [core, bytes] = await Promise.all([
       loadLargerCore().then((c) => ((module = since(started)), c)),
       bytesOf('model.bin').then((b) => ((fetched = since(started)), b)),

@@ -14,9 +14,13 @@
 //                003's own) | edited;  dk: their width;  bias: add b_Q, b_K, b_V
 //   full         the walkthrough shows whole matrices;  tour: the guided tour's stop, or null
 export const VIEWS = ['heatmap', 'lines', 'steps', 'heads', 'compare'];
-export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads', compare: 'Compare two sentences' };
+export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads', compare: 'Compare' };
 /** The compare view's sentences when the reader has not typed one: one word ("bank"), two meanings. */
-export const COMPARE_DEFAULTS = Object.freeze({ sentence: 'he cashed a check at the bank', sentence2: 'the boat drifted to the bank of the river', word: 6 });
+export const COMPARE_DEFAULTS = Object.freeze({
+  sentence: 'he cashed a check at the bank',
+  sentence2: 'the boat drifted to the bank of the river',
+  word: 6,
+});
 export const SOURCES = ['vectors', 'model'];
 export const SOURCE_NAMES = { vectors: 'word vectors', model: 'trained model' };
 export const SCORES = ['scaled', 'dot', 'cosine'];
@@ -28,11 +32,37 @@ export const ROLLOUT = 'rollout';
 export const CONTROLS = ['sentence', 'source', 'view', 'heads', 'mask', 'word', 'temperature', 'options', 'share', 'export', 'import'];
 export const THEMES = ['auto', 'light', 'dark'];
 export const CHOICES = {
-  view: VIEWS, source: SOURCES, score: SCORES, mask: ['none', 'causal'], norm: ['rows', 'columns'],
-  diagonal: ['apart', 'scale'], weights: WEIGHT_MODES, input: INPUTS,
+  view: VIEWS,
+  source: SOURCES,
+  score: SCORES,
+  mask: ['none', 'causal'],
+  norm: ['rows', 'columns'],
+  diagonal: ['apart', 'scale'],
+  weights: WEIGHT_MODES,
+  input: INPUTS,
 };
-export const STATE_KEYS = ['sentence', 'sentence2', 'input', 'source', 'view', 'word', 'score', 'temperature', 'mask', 'norm', 'diagonal',
-  'heads', 'seed', 'layer', 'head', 'weights', 'dk', 'bias', 'full', 'tour'];
+export const STATE_KEYS = [
+  'sentence',
+  'sentence2',
+  'input',
+  'source',
+  'view',
+  'word',
+  'score',
+  'temperature',
+  'mask',
+  'norm',
+  'diagonal',
+  'heads',
+  'seed',
+  'layer',
+  'head',
+  'weights',
+  'dk',
+  'bias',
+  'full',
+  'tour',
+];
 /** Keys read for backward compatibility: scale=none meant score=dot; diagonal=hide/show predate apart/scale. */
 export const LEGACY = { scale: 'score' };
 
@@ -70,20 +100,32 @@ export function parseValue(key, raw) {
   if (raw === null || raw === undefined) return DEFAULTS[key];
   if (CHOICES[key]) return CHOICES[key].includes(raw) ? raw : key === 'diagonal' ? 'apart' : DEFAULTS[key];
   switch (key) {
-    case 'sentence': case 'sentence2': return String(raw);
+    case 'sentence':
+    case 'sentence2':
+      return String(raw);
     case 'temperature': {
       const t = Number(raw);
       return raw !== '' && Number.isFinite(t) ? Math.min(3, Math.max(0.1, t)) : DEFAULTS.temperature;
     }
-    case 'word': return int(raw, 0, 1023, null);
-    case 'heads': return int(raw, 1, 8, DEFAULTS.heads);
-    case 'seed': return int(raw, 0, 2 ** 31, DEFAULTS.seed);
-    case 'layer': return raw === ROLLOUT ? ROLLOUT : int(raw, 0, 1023, 0);
-    case 'head': return int(raw, 0, 1023, 0);
-    case 'dk': return int(raw, 1, 16, DEFAULTS.dk);
-    case 'bias': case 'full': return flag(raw);
-    case 'tour': return int(raw, 0, 20, null);
-    default: return undefined;
+    case 'word':
+      return int(raw, 0, 1023, null);
+    case 'heads':
+      return int(raw, 1, 8, DEFAULTS.heads);
+    case 'seed':
+      return int(raw, 0, 2 ** 31, DEFAULTS.seed);
+    case 'layer':
+      return raw === ROLLOUT ? ROLLOUT : int(raw, 0, 1023, 0);
+    case 'head':
+      return int(raw, 0, 1023, 0);
+    case 'dk':
+      return int(raw, 1, 16, DEFAULTS.dk);
+    case 'bias':
+    case 'full':
+      return flag(raw);
+    case 'tour':
+      return int(raw, 0, 20, null);
+    default:
+      return undefined;
   }
 }
 
@@ -173,8 +215,10 @@ export function settingsFor(state, imported = false) {
 /** Which controls to show, from "sentence view temperature", "all" or "none" (commas or spaces). */
 export function parseControls(raw, fallback) {
   if (raw === null || raw === undefined) return new Set(fallback);
-  const words = String(raw).toLowerCase().split(/[\s,]+/).filter(Boolean);
+  const words = String(raw)
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter(Boolean);
   if (words.includes('all')) return new Set(CONTROLS);
   return new Set(words.filter((w) => CONTROLS.includes(w)));
 }
-

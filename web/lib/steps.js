@@ -19,7 +19,9 @@ export class Steps {
     this.title = el('text', { class: 'steps-title', x: 8, y: 18 }, this.svg);
     this.note = el('text', { class: 'steps-note', x: 8, y: 36 }, this.svg);
     const header = el('g', { role: 'row', class: 'steps-head' }, this.svg);
-    this.heads = ['key', '1 q·k', '2 scaled', '3 softmax'].map((_, c) => el('text', { role: 'columnheader', y: TOP - 10, 'text-anchor': c === 0 ? 'start' : 'end' }, header));
+    this.heads = ['key', '1 q·k', '2 scaled', '3 softmax'].map((_, c) =>
+      el('text', { role: 'columnheader', y: TOP - 10, 'text-anchor': c === 0 ? 'start' : 'end' }, header),
+    );
     this.rules = [el('line', { class: 'rule' }, this.svg), el('line', { class: 'rule' }, this.svg)];
     this.body = el('g', {}, this.svg);
     this.rows = [];
@@ -69,14 +71,22 @@ export class Steps {
   #draw() {
     const { steps, i, T, n, start, tokens, labels } = this;
     const at = (m, r, c) => m.data[r * m.cols + c];
-    const colW = this.compact ? 68 : 92, barW = this.compact ? 34 : 120, x0 = 8;
+    const colW = this.compact ? 68 : 92,
+      barW = this.compact ? 34 : 120,
+      x0 = 8;
     const cols = [this.keyW + (this.diagonalApart ? 58 : 0), colW, colW, colW + barW];
     const xs = cols.reduce((acc, w) => [...acc, acc[acc.length - 1] + w], [x0]);
     const outTop = TOP + n * ROW + 20;
-    const d = steps.output.cols, shown = Math.min(d, this.outputDims);
-    const width = Math.max(xs[4] + 8, this.compact ? 0 : 460), height = outTop + ROW + 14;
-    set(this.svg, { viewBox: `0 0 ${width} ${height}`, width, height,
-      'aria-label': `How ${tokens[i].text} (query word ${i + 1}) shares its attention: scores, scaled scores, softmax weights, output.` });
+    const d = steps.output.cols,
+      shown = Math.min(d, this.outputDims);
+    const width = Math.max(xs[4] + 8, this.compact ? 0 : 460),
+      height = outTop + ROW + 14;
+    set(this.svg, {
+      viewBox: `0 0 ${width} ${height}`,
+      width,
+      height,
+      'aria-label': `How ${tokens[i].text} (query word ${i + 1}) shares its attention: scores, scaled scores, softmax weights, output.`,
+    });
     this.svg.dataset.query = String(i);
     this.svg.style.fontSize = '13px';
     set(this.title, {}, `Query: “${tokens[i].text}” (word ${i + 1} of ${T})`);
@@ -88,7 +98,8 @@ export class Steps {
     while (this.rows.length < n) {
       const g = el('g', { role: 'row', class: 'steps-row' }, this.body);
       const texts = ['label', 'num score', 'num scaled', 'num weight'].map((cls, c) =>
-        el('text', { role: 'cell', class: cls, 'text-anchor': c === 0 ? 'start' : 'end', 'dominant-baseline': 'central' }, g));
+        el('text', { role: 'cell', class: cls, 'text-anchor': c === 0 ? 'start' : 'end', 'dominant-baseline': 'central' }, g),
+      );
       const bar = el('rect', { class: 'bar', height: 12, 'aria-hidden': 'true' }, g);
       this.rows.push({ g, texts, bar });
     }
@@ -96,12 +107,20 @@ export class Steps {
     let maxW = 0;
     for (let j = 0; j < T; j++) maxW = Math.max(maxW, at(steps.weights, i, j));
     this.rows.forEach(({ g, texts, bar }, k) => {
-      const j = start + k, y = TOP + k * ROW + ROW / 2;
-      const score = at(steps.scores, i, j), scaled = at(steps.scaled, i, j), w = at(steps.weights, i, j);
+      const j = start + k,
+        y = TOP + k * ROW + ROW / 2;
+      const score = at(steps.scores, i, j),
+        scaled = at(steps.scaled, i, j),
+        w = at(steps.weights, i, j);
       const masked = scaled === -Infinity ? ' masked' : '';
       g.dataset.key = String(j);
       const cells = [
-        [labels[j] + (j === i && this.diagonalApart ? ' (itself)' : ''), xs[0], `label ${tokens[j].lookup}${j === i ? ' itself' : ''}`, null],
+        [
+          labels[j] + (j === i && this.diagonalApart ? ' (itself)' : ''),
+          xs[0],
+          `label ${tokens[j].lookup}${j === i ? ' itself' : ''}`,
+          null,
+        ],
         [fmt(score), xs[2] - 8, 'num score', score],
         [fmt(scaled), xs[3] - 8, 'num scaled', scaled],
         [fmt(w), xs[4] - barW - 8, 'num weight', w],
@@ -110,9 +129,18 @@ export class Steps {
         set(texts[c], { x, y, class: cls + masked }, text);
         if (value !== null) texts[c].dataset.value = String(value);
       });
-      set(bar, { x: xs[4] - barW, y: y - 6, width: maxW > 0 ? (barW * w) / maxW : 0, class: j === i && this.diagonalApart ? 'bar itself' : 'bar' });
+      set(bar, {
+        x: xs[4] - barW,
+        y: y - 6,
+        width: maxW > 0 ? (barW * w) / maxW : 0,
+        class: j === i && this.diagonalApart ? 'bar itself' : 'bar',
+      });
     });
-    set(this.outTitle, { y: outTop + 6 }, this.compact ? `4 output = Σ weight × v (${d} numbers)` : `4 output = Σ weight × v  (row ${i + 1} of weights · V, ${d} numbers)`);
+    set(
+      this.outTitle,
+      { y: outTop + 6 },
+      this.compact ? `4 output = Σ weight × v (${d} numbers)` : `4 output = Σ weight × v  (row ${i + 1} of weights · V, ${d} numbers)`,
+    );
     const values = [];
     for (let c = 0; c < shown; c++) values.push(fmt(at(steps.output, i, c)));
     set(this.output, { y: outTop + 6 + ROW }, `[ ${values.join('  ')}${d > shown ? '  …' : ''} ]`);

@@ -3,7 +3,7 @@
 // is loaded, and the one Result computed from all of it (compute.js). Every change goes through set();
 // it recomputes once and tells every subscriber, which redraws from (state, result). Nothing else
 // holds a copy of the sentence or computes anything.
-import { loadCore, loadModel, loadVectors } from './loader.js';
+import { loadCore, loadFirstVectors, loadModel, loadVectors } from './loader.js';
 import { compute } from './compute.js';
 import { loadCompare } from './compare-loader.js';
 import { DEFAULTS, apply } from './state.js';
@@ -17,11 +17,20 @@ export class Store {
   constructor(initial = {}, options = {}) {
     this.state = apply(DEFAULTS, initial);
     this.options = options;
-    this.sources = { core: null, vectors: null, lm: null, imported: null, edits: null, editsVersion: 0, vectorsError: null, modelError: null };
-    this.parts = [];        // more computations from the same sources (derive())
-    this.result = null;     // the latest Result (ok or not)
-    this.compare = null;    // with the compare view: the second sentence and the comparison (compare.js)
-    this.good = null;       // the latest Result that was ok: views keep showing it under a 'cells' problem
+    this.sources = {
+      core: null,
+      vectors: null,
+      lm: null,
+      imported: null,
+      edits: null,
+      editsVersion: 0,
+      vectorsError: null,
+      modelError: null,
+    };
+    this.parts = []; // more computations from the same sources (derive())
+    this.result = null; // the latest Result (ok or not)
+    this.compare = null; // with the compare view: the second sentence and the comparison (compare.js)
+    this.good = null; // the latest Result that was ok: views keep showing it under a 'cells' problem
     this.listeners = new Set();
     this.started = false;
     this.frame = 0;
@@ -109,45 +118,66 @@ export class Store {
 
   #load() {
     if (!this.started) return;
-    const s = this.sources, needModel = this.state.source === 'model' && !s.imported;
+    const s = this.sources,
+      needModel = this.state.source === 'model' && !s.imported;
     const needVectors = (!needModel && !s.imported) || this.options.preloadVectors;
-    if (needVectors && !s.vectors && !this.vectorsLoading && !s.vectorsError) {
+    if (needVectors && (!s.vectors || s.vectorsPartial) && !this.vectorsLoading && !s.vectorsError) {
+      // The first chunk of the table draws a first figure (when every word is in it) while the whole
+      // table streams; the whole table then takes its place.
+      loadFirstVectors().then(async (first) => {
+        if (!first || s.vectors) return;
+        s.core ??= await loadCore();
+        if (s.vectors) return;
+        s.vectors = first;
+        s.vectorsPartial = true;
+        this.update();
+      });
       this.vectorsLoading = (async () => {
         s.core = await loadCore();
         s.vectors = await loadVectors();
-      })().then(() => {
-        this.vectorsLoading = null;
-        this.options.onLoaded?.(s);
-        this.update();
-      }, (err) => {
-        this.vectorsLoading = null;
-        s.vectorsError = err;
-        this.update();
-      });
+        s.vectorsPartial = false;
+      })().then(
+        () => {
+          this.vectorsLoading = null;
+          this.options.onLoaded?.(s);
+          this.update();
+        },
+        (err) => {
+          this.vectorsLoading = null;
+          s.vectorsError = err;
+          this.update();
+        },
+      );
     }
     // The compare view's own module, on demand.
     if (this.state.view === 'compare' && !this.compareLib && !this.compareLoading && !this.compareError) {
-      this.compareLoading = loadCompare().then((lib) => {
-        this.compareLoading = null;
-        this.compareLib = lib;
-        this.update();
-      }, (err) => {
-        this.compareLoading = null;
-        this.compareError = err;
-        this.update();
-      });
+      this.compareLoading = loadCompare().then(
+        (lib) => {
+          this.compareLoading = null;
+          this.compareLib = lib;
+          this.update();
+        },
+        (err) => {
+          this.compareLoading = null;
+          this.compareError = err;
+          this.update();
+        },
+      );
     }
     if (needModel && !s.lm && !this.modelLoading && !s.modelError) {
-      this.modelLoading = loadModel().then((lm) => {
-        this.modelLoading = null;
-        s.lm = lm;
-        this.modelTiming = lm.timing;
-        this.update();
-      }, (err) => {
-        this.modelLoading = null;
-        s.modelError = err;
-        this.update();
-      });
+      this.modelLoading = loadModel().then(
+        (lm) => {
+          this.modelLoading = null;
+          s.lm = lm;
+          this.modelTiming = lm.timing;
+          this.update();
+        },
+        (err) => {
+          this.modelLoading = null;
+          s.modelError = err;
+          this.update();
+        },
+      );
     }
   }
 }

@@ -26,7 +26,7 @@ export function matrixTable(mat, o = {}) {
   // One count of decimals per table: integers (seed 003's scores, the by-hand products) print as such,
   // anything else with o.digits (4) decimals throughout, so no bare "0" sits among "0.1234"s.
   const digits = o.digits ?? decimalsFor(mat.data, 4);
-  const label = (labels, i) => (i === null ? null : labels?.[i] ?? String(i + 1));
+  const label = (labels, i) => (i === null ? null : (labels?.[i] ?? String(i + 1)));
   const shape = JSON.stringify([o.name, o.heat, o.highlightRow, o.highlightCol, mat.rows, mat.cols, rowsShown, colsShown]);
   const labels = [...rowsShown.map((r) => label(o.rowLabels, r)), ...colsShown.map((c) => label(o.colLabels, c))].filter((l) => l !== null);
   // A cell's text node is rewritten rather than replaced (cheaper for the browser to re-lay out).
@@ -37,7 +37,8 @@ export function matrixTable(mat, o = {}) {
     } else if (node.textContent !== text) node.textContent = text;
   };
   const paint = (td, v) => {
-    const text = num(v, digits), value = String(v);
+    const text = num(v, digits),
+      value = String(v);
     setText(td, text);
     if (td.dataset.value !== value) td.dataset.value = value;
     if (o.heat && Number.isFinite(v)) {
@@ -53,14 +54,23 @@ export function matrixTable(mat, o = {}) {
     if (o.reuse.caption) setText(o.reuse.caption, o.caption ?? '');
     return o.reuse;
   }
-  const table = h('table', { class: `matrix${o.heat ? ' heat' : ''}`, 'data-name': o.name ?? '', 'data-rows': mat.rows, 'data-cols': mat.cols });
+  const table = h('table', {
+    class: `matrix${o.heat ? ' heat' : ''}`,
+    'data-name': o.name ?? '',
+    'data-rows': mat.rows,
+    'data-cols': mat.cols,
+  });
   const caption = o.caption ? h('caption', {}, o.caption) : null;
   if (caption) table.append(caption);
   const head = h('tr', {}, h('td', { class: 'corner' }, `${mat.rows}×${mat.cols}`));
-  const rowHeads = [], colHeads = [];
+  const rowHeads = [],
+    colHeads = [];
   for (const c of colsShown) {
     if (c === null) head.append(h('th', { scope: 'col', class: 'gap' }, '…'));
-    else head.append(colHeads[colHeads.length] = h('th', { scope: 'col', class: c === o.highlightCol ? 'hl' : null }, label(o.colLabels, c)));
+    else
+      head.append(
+        (colHeads[colHeads.length] = h('th', { scope: 'col', class: c === o.highlightCol ? 'hl' : null }, label(o.colLabels, c))),
+      );
   }
   table.append(h('thead', {}, head));
   const body = h('tbody');
@@ -74,7 +84,10 @@ export function matrixTable(mat, o = {}) {
     rowHeads.push(th);
     const tr = h('tr', { class: r === o.highlightRow ? 'hl' : null }, th);
     for (const c of colsShown) {
-      if (c === null) { tr.append(h('td', { class: 'gap' }, '…')); continue; }
+      if (c === null) {
+        tr.append(h('td', { class: 'gap' }, '…'));
+        continue;
+      }
       const td = h('td', { 'data-row': r, 'data-col': c, class: c === o.highlightCol ? 'hl' : null });
       paint(td, at(mat, r, c));
       valueCells.push(td);
@@ -114,8 +127,15 @@ export function editTable(values, { caption, name, rowLabels, colLabels, onChang
     const tr = h('tr', {}, h('th', { scope: 'row' }, rowLabels?.[r] ?? String(r + 1)));
     row.forEach((v, c) => {
       const input = h('input', {
-        type: 'text', inputmode: 'decimal', value: String(v), size: 5, 'data-row': r, 'data-col': c,
-        'aria-label': `${name} row ${r + 1}, column ${c + 1}`, spellcheck: 'false', autocomplete: 'off',
+        type: 'text',
+        inputmode: 'decimal',
+        value: String(v),
+        size: 5,
+        'data-row': r,
+        'data-col': c,
+        'aria-label': `${name} row ${r + 1}, column ${c + 1}`,
+        spellcheck: 'false',
+        autocomplete: 'off',
       });
       const mark = () => {
         const ok = parseCell(input.value) !== null;
@@ -134,7 +154,11 @@ export function editTable(values, { caption, name, rowLabels, colLabels, onChang
         const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0] }[e.key];
         if (!move) return;
         const next = inputs[(r + move[0]) * cols + c];
-        if (next) { e.preventDefault(); next.focus(); next.select(); }
+        if (next) {
+          e.preventDefault();
+          next.focus();
+          next.select();
+        }
       });
       inputs.push(input);
       tr.append(h('td', {}, input));

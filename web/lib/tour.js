@@ -8,42 +8,70 @@ import { DEFAULTS } from './state.js';
 import { wordOf } from './compute.js';
 import { storyOf } from './figure/notes.js';
 
-const BASE = { sentence: DEFAULTS.sentence, input: 'sentence', source: 'vectors', weights: 'free', score: 'scaled', temperature: 1, mask: 'none', norm: 'rows', diagonal: 'apart' };
+const BASE = {
+  sentence: DEFAULTS.sentence,
+  input: 'sentence',
+  source: 'vectors',
+  weights: 'free',
+  score: 'scaled',
+  temperature: 1,
+  mask: 'none',
+  norm: 'rows',
+  diagonal: 'apart',
+};
 const row = (r, i) => Array.from(r.shown.data.subarray(i * r.T, (i + 1) * r.T));
 
 /** The stops: state to set, the element to point at, a title, and text from (state, result). */
 export const STOPS = [
   {
-    title: 'The words and their vectors', target: 'step-inputs', state: { ...BASE, view: 'heatmap', word: null },
-    text: (s, r) => `Each word is a row of X: ${r.d} numbers, its word vector, learnt from WordNet’s definitions so that words used alike get alike vectors. Self-attention only ever compares these rows.`,
+    title: 'The words and their vectors',
+    target: 'step-inputs',
+    state: { ...BASE, view: 'heatmap', word: null },
+    text: (s, r) =>
+      `Each word is a row of X: ${r.d} numbers, its word vector, learnt from WordNet’s definitions so that words used alike get alike vectors. Self-attention only ever compares these rows.`,
   },
   {
-    title: 'One row of the heatmap', target: 'figure', state: { ...BASE, view: 'heatmap' },
+    title: 'One row of the heatmap',
+    target: 'figure',
+    state: { ...BASE, view: 'heatmap' },
     text: (s, r) => {
-      const i = wordOf(s, r), w = row(r, i), total = w.reduce((a, b) => a + b, 0);
+      const i = wordOf(s, r),
+        w = row(r, i),
+        total = w.reduce((a, b) => a + b, 0);
       return `The bold row is “${r.tokens[i].text}”: how it shares one unit of attention among all ${r.T} words (its cells add up to ${num(total, 2)}). Brighter cells get more. Its cell with itself is hatched and kept out of the colours.`;
     },
   },
   {
-    title: 'Train and station', target: 'story', state: { ...BASE, view: 'lines' },
-    text: (s, r) => `${storyOf(s, r)} With no learnt weights at all, two words attend to each other because their vectors point the same way: the dot product x_i·x_j is large.`,
+    title: 'Train and station',
+    target: 'story',
+    state: { ...BASE, view: 'lines' },
+    text: (s, r) =>
+      `${storyOf(s, r)} With no learnt weights at all, two words attend to each other because their vectors point the same way: the dot product x_i·x_j is large.`,
   },
   {
-    title: 'The weighted sum', target: 'expansion', state: { ...BASE, view: 'heatmap' },
+    title: 'The weighted sum',
+    target: 'expansion',
+    state: { ...BASE, view: 'heatmap' },
     text: (s, r) => {
       const i = wordOf(s, r);
       return `Attention makes a new vector for “${r.tokens[i].text}”: every word’s vector times its weight, added up. The heaviest words count most, so “${r.tokens[i].text}” now carries some of its neighbours’ meaning.`;
     },
   },
   {
-    title: 'Queries, keys and values', target: 'vectors', state: { ...BASE, view: 'steps' },
-    text: (s, r) => `Here the query q, the key k and the value v of a word are its vector itself. A real layer first multiplies X by learnt matrices, Q = XW_Q, K = XW_K, V = XW_V, so what a word looks for (q) and what it offers (k) can differ. The bars show q, each k, and their product entry by entry.`,
+    title: 'Queries, keys and values',
+    target: 'vectors',
+    state: { ...BASE, view: 'steps' },
+    text: (s, r) =>
+      `Here the query q, the key k and the value v of a word are its vector itself. A real layer first multiplies X by learnt matrices, Q = XW_Q, K = XW_K, V = XW_V, so what a word looks for (q) and what it offers (k) can differ. The bars show q, each k, and their product entry by entry.`,
   },
   {
-    title: 'Heads and the trained model', target: 'figure', state: { ...BASE, source: 'model', view: 'heads', layer: 0, head: 0 },
-    text: (s, r) => (r.kind === 'model'
-      ? `A trained model: ${r.model.layers} layers × ${r.model.heads} heads that learnt their W_Q, W_K, W_V by predicting the next word of WordNet’s sentences. Each head attends in its own way; under each map, what it does on held-out text. It only looks back, so everything above the diagonal is 0.`
-      : 'Loading the trained model…'),
+    title: 'Heads and the trained model',
+    target: 'figure',
+    state: { ...BASE, source: 'model', view: 'heads', layer: 0, head: 0 },
+    text: (s, r) =>
+      r.kind === 'model'
+        ? `A trained model: ${r.model.layers} layers × ${r.model.heads} heads that learnt their W_Q, W_K, W_V by predicting the next word of WordNet’s sentences. Each head attends in its own way; under each map, what it does on held-out text. It only looks back, so everything above the diagonal is 0.`
+        : 'Loading the trained model…',
   },
 ];
 
@@ -59,8 +87,14 @@ export class Tour {
     e.back = h('button', { type: 'button', class: 'tour-back' }, 'Back');
     e.next = h('button', { type: 'button', class: 'tour-next' }, 'Next');
     e.leave = h('button', { type: 'button', class: 'tour-leave' }, 'Leave the tour');
-    e.panel = h('div', { class: 'tour', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'tour-title', hidden: true },
-      e.count, e.title, e.text, h('div', { class: 'row' }, e.back, e.next, e.leave));
+    e.panel = h(
+      'div',
+      { class: 'tour', role: 'dialog', 'aria-modal': 'false', 'aria-labelledby': 'tour-title', hidden: true },
+      e.count,
+      e.title,
+      e.text,
+      h('div', { class: 'row' }, e.back, e.next, e.leave),
+    );
     document.body.append(e.panel);
     start?.addEventListener('click', () => this.go(0));
     e.back.addEventListener('click', () => this.go(store.state.tour - 1));
@@ -94,10 +128,12 @@ export class Tour {
   }
 
   render() {
-    const k = this.store.state.tour, e = this.els;
+    const k = this.store.state.tour,
+      e = this.els;
     e.panel.hidden = k === null;
     if (k === null) return;
-    const stop = STOPS[k], r = this.store.shown;
+    const stop = STOPS[k],
+      r = this.store.shown;
     e.count.textContent = `Stop ${k + 1} of ${STOPS.length}`;
     e.title.textContent = stop.title;
     const text = r ? stop.text(this.store.state, r) : 'Loading…';

@@ -14,7 +14,6 @@ export const follow = (start, n, T, i) => clamp(i < start ? i : i >= start + n ?
 /** The start of an n-long window of 0…T-1 centred on i. */
 export const centre = (n, T, i) => clamp(i - Math.floor(n / 2), 0, Math.max(0, T - n));
 
-
 /**
  * "Showing words 101–148 of 1,000." and ↑ / ↓ buttons for a view that shows a window of rows.
  * noun: what the rows are ("words", "keys"); hint: a sentence after it; onPage(±1) pages.
@@ -25,9 +24,12 @@ export class Pager {
     this.text = h('span', { 'aria-live': 'polite' });
     this.earlier = h('button', { type: 'button', class: 'earlier' }, `↑ earlier ${noun}`);
     this.later = h('button', { type: 'button', class: 'later' }, `later ${noun} ↓`);
-    this.el = h('div', { class: 'pager', hidden: true },
+    this.el = h(
+      'div',
+      { class: 'pager', hidden: true },
       h('p', { class: 'hm-window' }, this.text, hint ? h('span', { class: 'muted' }, ` ${hint}`) : null),
-      h('div', { class: 'row' }, this.earlier, this.later));
+      h('div', { class: 'row' }, this.earlier, this.later),
+    );
     this.earlier.addEventListener('click', () => onPage(-1));
     this.later.addEventListener('click', () => onPage(1));
   }

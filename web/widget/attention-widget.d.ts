@@ -7,7 +7,8 @@ export type View = 'heatmap' | 'lines' | 'steps' | 'heads';
 export type Source = 'vectors' | 'model';
 export type Mask = 'none' | 'causal';
 export type Theme = 'auto' | 'light' | 'dark';
-export type Control = 'sentence' | 'source' | 'view' | 'heads' | 'mask' | 'word' | 'temperature' | 'options' | 'share' | 'export' | 'import';
+export type Control =
+  'sentence' | 'source' | 'view' | 'heads' | 'mask' | 'word' | 'temperature' | 'options' | 'share' | 'export' | 'import';
 
 /** What a figure shows; the same names are its attributes and the full page's URL parameters. */
 export interface FigureState {
@@ -81,6 +82,10 @@ export interface ExportedAttention {
   rollout?: number[][];
   predictions?: { word: string; probability: number }[];
   captions?: string[][];
+  /** What the SVG and PNG exports say too: a title, the text drawn, and a caption naming the source (layer and head) and the settings. */
+  title: string;
+  sentence: string;
+  caption: string;
 }
 
 export interface AttentionChangeEvent extends CustomEvent<FigureState> {}
@@ -123,15 +128,15 @@ export class AttentionFigureElement extends HTMLElement {
   importAttention(json: string | ImportedAttention | number[][][][], tokens?: string[]): boolean;
   /** Back to the word-vector figure. */
   clearImport(): void;
-  /** The drawn figure as standalone SVG text. */
+  /** The drawn figure as standalone SVG text, with a title, the sentence and a caption (role="img", <title>, <desc>). */
   exportSVG(): string;
-  /** The drawn figure as a PNG (scale × on-screen pixels, default 2). */
+  /** The same as a PNG (scale × CSS pixels, default twice the device pixel ratio). */
   exportPNG(scale?: number): Promise<Blob>;
   /** The numbers of the figure, Hugging Face-shaped. */
   exportJSON(): ExportedAttention;
   /** URL of the full page reproducing this state (embed: true for the iframe form). */
   shareURL(options?: { embed?: boolean }): string;
-  /** An <iframe> snippet reproducing this state. */
+  /** An <iframe> snippet reproducing this state (with its controls), as tall as its view needs. */
   embedSnippet(): string;
 }
 
@@ -154,7 +159,10 @@ export function loadModel(): Promise<{
 
 export class ImportError extends Error {}
 /** Validates imported attention; throws ImportError naming the first problem. */
-export function parseAttention(json: string | object, tokens?: string[]): {
+export function parseAttention(
+  json: string | object,
+  tokens?: string[],
+): {
   tokens: { text: string; lookup: 'known'; matched: string }[];
   attentions: Matrix[][];
   layers: number;

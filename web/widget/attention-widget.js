@@ -13,6 +13,7 @@
 //            sentence source view heads mask word temperature options share export import),
 //   theme (auto | light | dark), src (URL of attention JSON from a real model),
 //   page (URL of the full page that share links point to; default ../index.html beside this folder).
+// @ts-check
 import { assetURL } from '../lib/loader.js';
 import { Figure } from '../lib/figure/figure.js';
 import { LEGACY, STATE_KEYS, parseControls, parseValue } from '../lib/state.js';
@@ -34,6 +35,7 @@ function hostStyles() {
   return hostSheet;
 }
 
+/** @implements {Omit<import('./attention-widget.js').AttentionFigureElement, keyof HTMLElement>} */
 export class AttentionFigureElement extends HTMLElement {
   static observedAttributes = [...STATE_KEYS, ...Object.keys(LEGACY), 'controls', 'theme', 'src', 'page'];
   #figure = null;
@@ -59,7 +61,8 @@ export class AttentionFigureElement extends HTMLElement {
         framed: true,
         theme: this.getAttribute('theme') ?? 'auto',
         shareBase: () => new URL(this.getAttribute('page') ?? assetURL('../index.html'), document.baseURI).href,
-        onUserChange: (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true })),
+        onUserChange: (state) =>
+          this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true })),
       });
     }
     if (!this.#started) {
@@ -111,11 +114,21 @@ export class AttentionFigureElement extends HTMLElement {
     this.#figure.clearImport();
   }
 
-  exportSVG() { return this.#figure.exportSVG(); }
-  exportPNG(scale) { return this.#figure.exportPNG(scale); }
-  exportJSON() { return this.#figure.exportJSON(); }
-  shareURL(options) { return this.#figure.shareURL(options); }
-  embedSnippet() { return this.#figure.embedSnippet(); }
+  exportSVG() {
+    return this.#figure.exportSVG();
+  }
+  exportPNG(scale) {
+    return this.#figure.exportPNG(scale);
+  }
+  exportJSON() {
+    return this.#figure.exportJSON();
+  }
+  shareURL(options) {
+    return this.#figure.shareURL(options);
+  }
+  embedSnippet() {
+    return this.#figure.embedSnippet();
+  }
 }
 
 if (!customElements.get('attention-figure')) customElements.define('attention-figure', AttentionFigureElement);

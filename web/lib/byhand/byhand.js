@@ -32,13 +32,40 @@ export class ByHand {
     e.reset = h('button', { type: 'button', id: 'hand-reset' }, 'Back to the example numbers');
     this.worksheet = new Worksheet(document.getElementById('worksheet'));
     root.append(
-      h('p', {}, 'Tokens are columns here, as on the hand-exercise sheets. Each column of the weight matrix A sums to 1. ',
-        'The “by hand” column uses the sheets’ shortcuts: floor(x/2) instead of ÷√3 (≈ 1.73), and 3', h('sup', {}, 'x'), ' instead of e', h('sup', {}, 'x'), '.'),
-      formula('Q equals W Q X, K equals W K X, V equals W V X; A equals softmax down the columns of K transpose Q over root d k; Z equals V A',
-        mi('Q'), mo('='), sub('W', 'Q'), mi('X'), mo(',\u2003'), mi('A'), mo('='), mrow(mi('softmax'), sub(mo('↓'), mi('col'))), mo('('),
-        frac(mrow(sup('K', 'T'), mi('Q')), sqrt(sub('d', 'k'))), mo(')'), mo(',\u2003'), mi('Z'), mo('='), mi('V'), mi('A')),
+      h(
+        'p',
+        {},
+        'Tokens are columns here, as on the hand-exercise sheets. Each column of the weight matrix A sums to 1. ',
+        'The “by hand” column uses the sheets’ shortcuts: floor(x/2) instead of ÷√3 (≈ 1.73), and 3',
+        h('sup', {}, 'x'),
+        ' instead of e',
+        h('sup', {}, 'x'),
+        '.',
+      ),
+      formula(
+        'Q equals W Q X, K equals W K X, V equals W V X; A equals softmax down the columns of K transpose Q over root d k; Z equals V A',
+        mi('Q'),
+        mo('='),
+        sub('W', 'Q'),
+        mi('X'),
+        mo(',\u2003'),
+        mi('A'),
+        mo('='),
+        mrow(mi('softmax'), sub(mo('↓'), mi('col'))),
+        mo('('),
+        frac(mrow(sup('K', 'T'), mi('Q')), sqrt(sub('d', 'k'))),
+        mo(')'),
+        mo(',\u2003'),
+        mi('Z'),
+        mo('='),
+        mi('V'),
+        mi('A'),
+      ),
       h('div', { class: 'row no-print' }, e.print, e.reset),
-      e.message, e.inputs, e.results);
+      e.message,
+      e.inputs,
+      e.results,
+    );
     e.print.addEventListener('click', () => this.print());
     e.reset.addEventListener('click', () => {
       this.values = copy(HAND_DEFAULT);
@@ -57,15 +84,28 @@ export class ByHand {
   }
 
   #buildInputs() {
-    const v = this.values, onChange = () => this.#changed();
+    const v = this.values,
+      onChange = () => this.#changed();
     this.els.inputs.replaceChildren(
-      h('div', { class: 'editor' }, editTable(v.X, { caption: 'X (6 features × 4 tokens)', name: 'X', rowLabels: FEATURES, colLabels: TOKENS, onChange })),
-      ...[['Wq', 'W_Q'], ['Wk', 'W_K'], ['Wv', 'W_V']].map(([k, name]) => h('div', { class: 'editor' },
-        editTable(v[k], { caption: `${name} (3×6)`, name, colLabels: FEATURES, onChange }))));
+      h(
+        'div',
+        { class: 'editor' },
+        editTable(v.X, { caption: 'X (6 features × 4 tokens)', name: 'X', rowLabels: FEATURES, colLabels: TOKENS, onChange }),
+      ),
+      ...[
+        ['Wq', 'W_Q'],
+        ['Wk', 'W_K'],
+        ['Wv', 'W_V'],
+      ].map(([k, name]) =>
+        h('div', { class: 'editor' }, editTable(v[k], { caption: `${name} (3×6)`, name, colLabels: FEATURES, onChange })),
+      ),
+    );
   }
 
   render() {
-    const r = this.result, good = this.good, e = this.els;
+    const r = this.result,
+      good = this.good,
+      e = this.els;
     e.message.hidden = !r || r.ok;
     if (r && !r.ok) e.message.textContent = r.message;
     if (!good || good === this.drawn) return;
@@ -75,23 +115,38 @@ export class ByHand {
     const legend = h('div', { class: 'legend-wrap no-print' });
     drawLegend(legend, 1, { what: 'a weight of 1' });
     e.results.replaceChildren(
-      h('div', { class: 'matrix-row' },
+      h(
+        'div',
+        { class: 'matrix-row' },
         t(exact.Q, 'Q = W_Q·X', 'hand-Q', { rowLabels: QK_ROWS }),
         t(exact.K, 'K = W_K·X', 'hand-K', { rowLabels: QK_ROWS }),
-        t(exact.V, 'V = W_V·X', 'hand-V', { rowLabels: QK_ROWS })),
+        t(exact.V, 'V = W_V·X', 'hand-V', { rowLabels: QK_ROWS }),
+      ),
       t(exact.scores, 'KᵀQ (scores: key rows, query columns)', 'hand-scores', { rowLabels: TOKENS }),
-      h('div', { class: 'hand-compare' },
-        h('div', { class: 'hand-col' }, h('h4', {}, 'By hand'),
+      h(
+        'div',
+        { class: 'hand-compare' },
+        h(
+          'div',
+          { class: 'hand-col' },
+          h('h4', {}, 'By hand'),
           t(hand.scaled, 'floor(KᵀQ / 2)', 'hand-scaled', { rowLabels: TOKENS }),
           t(powers, '3^x, then each column’s sum Σ', 'hand-powers', { rowLabels: TOKENS }),
           t({ rows: 1, cols: 4, data: sums }, 'Σ (column sums)', 'hand-sums', { rowLabels: ['Σ'] }),
           t(hand.weights, 'A: 3^x, each column ÷ its sum', 'hand-weights', { rowLabels: TOKENS, heat: true, max: 1 }),
-          t(hand.output, 'Z = V·A', 'hand-output', { rowLabels: QK_ROWS })),
-        h('div', { class: 'hand-col' }, h('h4', {}, 'Exact'),
+          t(hand.output, 'Z = V·A', 'hand-output', { rowLabels: QK_ROWS }),
+        ),
+        h(
+          'div',
+          { class: 'hand-col' },
+          h('h4', {}, 'Exact'),
           t(exact.scaled, 'KᵀQ / √3', 'exact-scaled', { rowLabels: TOKENS }),
           t(exact.weights, 'A: softmax (e^x) down each column', 'exact-weights', { rowLabels: TOKENS, heat: true, max: 1 }),
-          t(exact.output, 'Z = V·A', 'exact-output', { rowLabels: QK_ROWS }))),
-      legend);
+          t(exact.output, 'Z = V·A', 'exact-output', { rowLabels: QK_ROWS }),
+        ),
+      ),
+      legend,
+    );
   }
 
   /** Prints the worksheet: givens filled, blank cells per step, then the answer key on a second page. */

@@ -14,14 +14,27 @@ const short = (x) => num(x, 4).replace(/^0\./, '.').replace(/^−0\./, '−.');
 
 /** One grid: a caption, column labels, row labels, and cells (text, or '' for a blank to fill in). */
 function grid(caption, name, rowLabels, colLabels, cell, { wide = false, givens = false } = {}) {
-  return h('table', { class: `sheet-grid${wide ? ' wide' : ''}${givens ? ' givens' : ''}`, 'data-name': name },
+  return h(
+    'table',
+    { class: `sheet-grid${wide ? ' wide' : ''}${givens ? ' givens' : ''}`, 'data-name': name },
     h('caption', {}, caption),
     h('thead', {}, h('tr', {}, h('td', { class: 'corner' }), ...colLabels.map((c) => h('th', { scope: 'col' }, c)))),
-    h('tbody', {}, ...rowLabels.map((r, i) => h('tr', {}, h('th', { scope: 'row' }, r),
-      ...colLabels.map((_, j) => {
-        const text = cell(i, j);
-        return h('td', { class: text === '' ? 'blank' : 'given' }, text);
-      })))));
+    h(
+      'tbody',
+      {},
+      ...rowLabels.map((r, i) =>
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'row' }, r),
+          ...colLabels.map((_, j) => {
+            const text = cell(i, j);
+            return h('td', { class: text === '' ? 'blank' : 'given' }, text);
+          }),
+        ),
+      ),
+    ),
+  );
 }
 
 const at = (m, r, c) => m.data[r * m.cols + c];
@@ -35,32 +48,60 @@ export class Worksheet {
   fill({ X, W, hand, exact, powers, sums }) {
     const given = (m) => (i, j) => num(at(m, i, j), 0);
     const sheet = (key) => {
-      const val = (m, digits = 0) => (i, j) => (key ? num(at(m, i, j), digits) : '');
+      const val =
+        (m, digits = 0) =>
+        (i, j) =>
+          key ? num(at(m, i, j), digits) : '';
       const fraction = (i, j) => (key ? `${num(at(powers, i, j), 0)}/${num(sums[j], 0)} = ${short(at(hand.weights, i, j))}` : '');
-      return h('section', { class: `sheet-page${key ? ' answer-key' : ''}` },
+      return h(
+        'section',
+        { class: `sheet-page${key ? ' answer-key' : ''}` },
         h('h2', {}, key ? 'Self-attention by hand: answer key' : 'Self-attention by hand: worksheet'),
-        h('p', { class: 'sheet-note' }, key
-          ? 'Every number from the WebAssembly core (attentionByColumns with the sheet’s shortcuts). A = 3^x ÷ its column’s sum.'
-          : 'Tokens are columns. Work down the page: Q = W_Q·X, K = W_K·X, V = W_V·X; scores KᵀQ; scale with floor(x/2) (for ÷√3); raise 3 to each; add each column; divide by the column’s sum to get A (each column sums to 1); Z = V·A.'),
-        h('div', { class: 'sheet-row' },
+        h(
+          'p',
+          { class: 'sheet-note' },
+          key
+            ? 'Every number from the WebAssembly core (attentionByColumns with the sheet’s shortcuts). A = 3^x ÷ its column’s sum.'
+            : 'Tokens are columns. Work down the page: Q = W_Q·X, K = W_K·X, V = W_V·X; scores KᵀQ; scale with floor(x/2) (for ÷√3); raise 3 to each; add each column; divide by the column’s sum to get A (each column sums to 1); Z = V·A.',
+        ),
+        h(
+          'div',
+          { class: 'sheet-row' },
           grid('X (given)', 'ws-X', FEATURES, TOKENS, given(X), { givens: true }),
-          h('div', { class: 'sheet-stack' },
+          h(
+            'div',
+            { class: 'sheet-stack' },
             grid('W_Q (given)', 'ws-Wq', QK_ROWS, FEATURES, given(W.Wq), { givens: true }),
-            grid('W_K (given)', 'ws-Wk', QK_ROWS, FEATURES, given(W.Wk), { givens: true })),
-          grid('W_V (given)', 'ws-Wv', QK_ROWS, FEATURES, given(W.Wv), { givens: true })),
-        h('div', { class: 'sheet-row' },
+            grid('W_K (given)', 'ws-Wk', QK_ROWS, FEATURES, given(W.Wk), { givens: true }),
+          ),
+          grid('W_V (given)', 'ws-Wv', QK_ROWS, FEATURES, given(W.Wv), { givens: true }),
+        ),
+        h(
+          'div',
+          { class: 'sheet-row' },
           grid('Q = W_Q·X', 'ws-Q', QK_ROWS, TOKENS, val(hand.Q)),
           grid('K = W_K·X', 'ws-K', QK_ROWS, TOKENS, val(hand.K)),
-          grid('V = W_V·X', 'ws-V', QK_ROWS, TOKENS, val(hand.V))),
-        h('div', { class: 'sheet-row' },
+          grid('V = W_V·X', 'ws-V', QK_ROWS, TOKENS, val(hand.V)),
+        ),
+        h(
+          'div',
+          { class: 'sheet-row' },
           grid('KᵀQ', 'ws-scores', TOKENS, TOKENS, val(exact.scores)),
           grid('floor(KᵀQ / 2)', 'ws-scaled', TOKENS, TOKENS, val(hand.scaled)),
-          h('div', { class: 'sheet-stack' },
+          h(
+            'div',
+            { class: 'sheet-stack' },
             grid('3^x', 'ws-powers', TOKENS, TOKENS, val(powers)),
-            grid('column sums', 'ws-sums', ['Σ'], TOKENS, (i, j) => (key ? num(sums[j], 0) : '')))),
-        h('div', { class: 'sheet-row' },
+            grid('column sums', 'ws-sums', ['Σ'], TOKENS, (i, j) => (key ? num(sums[j], 0) : '')),
+          ),
+        ),
+        h(
+          'div',
+          { class: 'sheet-row' },
           grid('A = 3^x ÷ Σ (fraction = decimal)', 'ws-A', TOKENS, TOKENS, fraction, { wide: true }),
-          grid('Z = V·A', 'ws-Z', QK_ROWS, TOKENS, val(hand.output, 2))));
+          grid('Z = V·A', 'ws-Z', QK_ROWS, TOKENS, val(hand.output, 2)),
+        ),
+      );
     };
     this.root.replaceChildren(sheet(false), sheet(true));
   }

@@ -31,26 +31,50 @@ function nearestTo(vectors, m, i, token) {
 export function compareOf({ compute, wordOf }, state, sources, r1, previous = null) {
   if (!r1?.ok) return { ok: false, message: '' };
   if (r1.kind !== 'vectors') {
-    return { ok: false, message: r1.kind === 'seed003' ? 'The compare view compares two sentences: type one above (seed 003’s example has no second).'
-      : r1.kind === 'model' ? 'The compare view uses the word vectors: choose “word vectors” as the source to compare two sentences.'
-        : 'The compare view needs two sentences of your own: imported attention has one.' };
+    return {
+      ok: false,
+      message:
+        r1.kind === 'seed003'
+          ? 'The compare view compares two sentences: type one above (seed 003’s example has no second).'
+          : r1.kind === 'model'
+            ? 'The compare view uses the word vectors: choose “word vectors” as the source to compare two sentences.'
+            : 'The compare view needs two sentences of your own: imported attention has one.',
+    };
   }
   const state2 = { ...state, sentence: state.sentence2, input: 'sentence', word: null };
   const second = compute(state2, sources, previous?.second?.ok ? previous.second : null);
-  if (!second.ok) return { ok: false, message: second.kind === 'empty' ? 'Type a second sentence to compare with.' : `Second sentence: ${second.message}` };
-  const i = wordOf(state, r1), text = r1.tokens[i].text, j = indexOf(second.tokens, text);
+  if (!second.ok)
+    return {
+      ok: false,
+      message: second.kind === 'empty' ? 'Type a second sentence to compare with.' : `Second sentence: ${second.message}`,
+    };
+  const i = wordOf(state, r1),
+    text = r1.tokens[i].text,
+    j = indexOf(second.tokens, text);
   const same = previous?.ok && previous.first === r1 && previous.second === second && previous.i === i;
-  const out = same ? previous : {
-    ok: true, first: r1, second, i, j, text,
-    rows: [r1.shown.data.subarray(i * r1.T, (i + 1) * r1.T), j < 0 ? null : second.shown.data.subarray(j * second.T, (j + 1) * second.T)],
-    meaningful: r1.projection.mode === 'free',
-    before: null, after: null,
-    difference: r1.T === second.T ? difference(r1.shown, second.shown) : null,
-    changed: r1.T === second.T ? r1.tokens.map((t, k) => (t.text !== second.tokens[k].text ? k : -1)).filter((k) => k >= 0) : [],
-  };
+  const out = same
+    ? previous
+    : {
+        ok: true,
+        first: r1,
+        second,
+        i,
+        j,
+        text,
+        rows: [
+          r1.shown.data.subarray(i * r1.T, (i + 1) * r1.T),
+          j < 0 ? null : second.shown.data.subarray(j * second.T, (j + 1) * second.T),
+        ],
+        meaningful: r1.projection.mode === 'free',
+        before: null,
+        after: null,
+        difference: r1.T === second.T ? difference(r1.shown, second.shown) : null,
+        changed: r1.T === second.T ? r1.tokens.map((t, k) => (t.text !== second.tokens[k].text ? k : -1)).filter((k) => k >= 0) : [],
+      };
   // The nearest words, where the output is a word vector (Q = K = V = X).
-  if (!out.before && out.meaningful) {
-    const n = sources.vectors, inSecond = (f) => (j >= 0 ? f() : null);
+  if (!out.before && out.meaningful && !sources.vectorsPartial) {
+    const n = sources.vectors,
+      inSecond = (f) => (j >= 0 ? f() : null);
     out.before = [nearestTo(n, r1.X, i, r1.tokens[i]), inSecond(() => nearestTo(n, second.X, j, second.tokens[j]))];
     out.after = [nearestTo(n, r1.output, i, r1.tokens[i]), inSecond(() => nearestTo(n, second.output, j, second.tokens[j]))];
   }
@@ -75,7 +99,10 @@ export function compareLine(c) {
   if (!c.after) return '';
   const joined = (k) => {
     const before = new Set(c.before[k].words.map((n) => n.word));
-    return c.after[k].words.map((n) => n.word).filter((w) => !before.has(w)).slice(0, 3);
+    return c.after[k].words
+      .map((n) => n.word)
+      .filter((w) => !before.has(w))
+      .slice(0, 3);
   };
   const list = (ws) => (ws.length ? ws.map((w) => `“${w}”`).join(', ') : 'the same words');
   const [a, b] = [joined(0), joined(1)];

@@ -13,8 +13,16 @@ const ROW = 20;
 // parser, 5 KiB gzip, into the widget.)
 const stops = [...schemeRdBu[11]].reverse().map((hex) => [1, 3, 5].map((k) => parseInt(hex.slice(k, k + 2), 16)));
 const hexLut = Array.from({ length: 256 }, (_, k) => {
-  const x = (k / 255) * (stops.length - 1), a = Math.min(stops.length - 2, Math.floor(x)), t = x - a;
-  return `#${stops[a].map((c, n) => Math.round(c + (stops[a + 1][n] - c) * t).toString(16).padStart(2, '0')).join('')}`;
+  const x = (k / 255) * (stops.length - 1),
+    a = Math.min(stops.length - 2, Math.floor(x)),
+    t = x - a;
+  return `#${stops[a]
+    .map((c, n) =>
+      Math.round(c + (stops[a + 1][n] - c) * t)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
 });
 const step = (f) => Math.round(Math.min(1, Math.max(0, f || 0)) * 255);
 
@@ -41,7 +49,9 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
       svg.replaceChildren();
       // Room for the longest word (the selected one with " (itself)"), at ~7.5 px a character of 13 px text.
       const chars = Math.max(...r.tokens.map((t, j) => labelOf(t).length + (j === i ? 9 : 0)));
-      const labelW = Math.max(72, Math.ceil(chars * 7.5) + 12), barW = Math.max(60, Math.min(160, width - labelW - 70)), W = labelW + barW + 64;
+      const labelW = Math.max(72, Math.ceil(chars * 7.5) + 12),
+        barW = Math.max(60, Math.min(160, width - labelW - 70)),
+        W = labelW + barW + 64;
       let y = 16;
       const text = (cls, x, content, attrs = {}) => {
         const t = el('text', { class: cls, x, y, ...attrs }, svg);
@@ -60,14 +70,32 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
         row.forEach((w, j) => {
           y += ROW;
           const g = el('g', { role: 'row', class: `compare-row${j === i ? ' itself' : ''}`, 'data-key': j, 'data-value': String(w) }, svg);
-          const label = el('text', { role: 'rowheader', class: `label ${r.tokens[j].lookup}`, x: labelW - 8, y: y - 5, 'text-anchor': 'end' }, g);
+          const label = el(
+            'text',
+            { role: 'rowheader', class: `label ${r.tokens[j].lookup}`, x: labelW - 8, y: y - 5, 'text-anchor': 'end' },
+            g,
+          );
           label.textContent = labelOf(r.tokens[j]) + (j === i ? ' (itself)' : '');
-          el('rect', { class: j === i ? 'bar itself' : 'bar', x: labelW, y: y - 15, height: 12, width: max > 0 ? (barW * Math.min(w, max)) / max : 0, 'aria-hidden': 'true' }, g);
+          el(
+            'rect',
+            {
+              class: j === i ? 'bar itself' : 'bar',
+              x: labelW,
+              y: y - 15,
+              height: 12,
+              width: max > 0 ? (barW * Math.min(w, max)) / max : 0,
+              'aria-hidden': 'true',
+            },
+            g,
+          );
           const v = el('text', { role: 'cell', class: 'num', x: labelW + barW + 6, y: y - 5 }, g);
           v.textContent = format4(w);
         });
         y += 14;
-        for (const [title, list] of [['before attention (x)', before], ['after attention (A)', after]]) {
+        for (const [title, list] of [
+          ['before attention (x)', before],
+          ['after attention (A)', after],
+        ]) {
           y += 20;
           text('compare-sub', 0, `nearest words ${title}:`);
           const items = list?.words ?? [];
@@ -84,8 +112,15 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
           }
         }
       }
-      setAttrs(svg, { width: W, height: y + 10, viewBox: `0 0 ${W} ${y + 10}`,
-        'aria-label': i < 0 ? `Sentence ${this.n}` : `Sentence ${this.n}: how “${r.tokens[i].text}” shares its attention, and its nearest words before and after attention` });
+      setAttrs(svg, {
+        width: W,
+        height: y + 10,
+        viewBox: `0 0 ${W} ${y + 10}`,
+        'aria-label':
+          i < 0
+            ? `Sentence ${this.n}`
+            : `Sentence ${this.n}: how “${r.tokens[i].text}” shares its attention, and its nearest words before and after attention`,
+      });
     }
   }
 
@@ -108,7 +143,13 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
       let max = 0;
       for (const row of both) for (const w of row) max = Math.max(max, w);
       const sideW = width >= 720 ? Math.floor(width / 2) - 16 : width;
-      const neighbours = (k) => (c.meaningful ? [c.before?.[k], c.after?.[k]] : [{ words: [], note: 'with projections, A(i) is not a word vector' }, { words: [], note: 'choose parameter-free weights (walkthrough step 2)' }]);
+      const neighbours = (k) =>
+        c.meaningful
+          ? [c.before?.[k], c.after?.[k]]
+          : [
+              { words: [], note: 'with projections, A(i) is not a word vector' },
+              { words: [], note: 'choose parameter-free weights (walkthrough step 2)' },
+            ];
       this.sides[0].draw(c.first, c.i, c.rows[0], max, ...neighbours(0), sideW, c.text);
       this.sides[1].draw(c.second, c.j, c.rows[1] ?? [], max, ...neighbours(1), sideW, c.text);
       this.mapBox.hidden = !c.difference;
@@ -130,11 +171,23 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
 
   /** The difference map's legend: −max (blue) … 0 … +max (red). */
   function drawDivergingLegend(container, max) {
-    const width = 260, pad = 14;
-    const svg = el('svg', { class: 'legend', viewBox: `0 0 ${width + 2 * pad} 46`, width: width + 2 * pad, height: 46, role: 'img',
-      'aria-label': `Colour scale: blue is −${num(max, 4)} (more weight in the second sentence), white 0, red +${num(max, 4)} (more in the first)` });
-    for (let k = 0; k < 64; k++) el('rect', { x: pad + (k * width) / 64, y: 4, width: width / 64 + 0.5, height: 12, fill: DIVERGING.hex(k / 63) }, svg);
-    for (const [f, label] of [[0, `−${num(max, 2)}`], [0.5, '0'], [1, `+${num(max, 2)}`]]) {
+    const width = 260,
+      pad = 14;
+    const svg = el('svg', {
+      class: 'legend',
+      viewBox: `0 0 ${width + 2 * pad} 46`,
+      width: width + 2 * pad,
+      height: 46,
+      role: 'img',
+      'aria-label': `Colour scale: blue is −${num(max, 4)} (more weight in the second sentence), white 0, red +${num(max, 4)} (more in the first)`,
+    });
+    for (let k = 0; k < 64; k++)
+      el('rect', { x: pad + (k * width) / 64, y: 4, width: width / 64 + 0.5, height: 12, fill: DIVERGING.hex(k / 63) }, svg);
+    for (const [f, label] of [
+      [0, `−${num(max, 2)}`],
+      [0.5, '0'],
+      [1, `+${num(max, 2)}`],
+    ]) {
       el('line', { class: 'tick', x1: pad + f * width, x2: pad + f * width, y1: 16, y2: 21 }, svg);
       const t = el('text', { class: 'tick-label', x: pad + f * width, y: 34, 'text-anchor': 'middle' }, svg);
       t.textContent = label;

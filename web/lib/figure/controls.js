@@ -9,8 +9,17 @@ import { ROLLOUT, SCORES, SCORE_NAMES, SOURCES, SOURCE_NAMES, VIEWS, VIEW_NAMES,
 import { wordOf } from '../compute.js';
 
 /** The words that name each control in the widget's `controls` attribute, per element. */
-const NAMED_BY = { source: 'source', score: 'options', temperature: 'temperature', mask: 'mask', norm: 'options', diagonal: 'options', heads: 'heads' };
-const ROLLOUT_TEXT = 'Attention rollout (Abnar & Zuidema 2020): how much each position draws on each input token through all layers: ' +
+const NAMED_BY = {
+  source: 'source',
+  score: 'options',
+  temperature: 'temperature',
+  mask: 'mask',
+  norm: 'options',
+  diagonal: 'options',
+  heads: 'heads',
+};
+const ROLLOUT_TEXT =
+  'Attention rollout (Abnar & Zuidema 2020): how much each position draws on each input token through all layers: ' +
   'each layer’s heads averaged, its residual connection counted as 0.5·I, rows renormalised, the layers multiplied.';
 
 const select = (id, values, names) => h('select', { id }, ...values.map((v) => h('option', { value: v }, names[v] ?? v)));
@@ -20,7 +29,14 @@ export class Controls {
   constructor({ disclose = false, onChange, onClearImport }) {
     const e = (this.els = {});
     this.onChange = onChange;
-    e.sentence = h('textarea', { id: 'sentence', rows: 1, autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-describedby': 'status message' });
+    e.sentence = h('textarea', {
+      id: 'sentence',
+      rows: 1,
+      autocomplete: 'off',
+      autocapitalize: 'off',
+      spellcheck: 'false',
+      'aria-describedby': 'status message',
+    });
     e.sentence2 = h('textarea', { id: 'sentence2', rows: 1, autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false' });
     e.view = select('view', VIEWS, VIEW_NAMES);
     e.word = h('select', { id: 'word' });
@@ -29,7 +45,8 @@ export class Controls {
     e.temperature = h('input', { id: 'temperature', type: 'range', min: 0.1, max: 3, step: 0.05, 'aria-describedby': 'temperature-help' });
     e.temperatureValue = h('output', { id: 'temperature-value', for: 'temperature' });
     e.mask = select('mask', ['none', 'causal'], { none: 'none', causal: 'causal (only earlier words)' });
-    e.norm = select('norm', ['rows', 'columns'], { rows: 'rows (each word’s weights sum to 1)', columns: 'columns (each key’s weights sum to 1)' });
+    e.norm = select('norm', ['rows', 'columns'], { rows: 'rows', columns: 'columns' });
+    e.norm.title = 'rows: each word’s weights sum to 1; columns: each key’s weights over the words sum to 1';
     e.diagonal = h('input', { id: 'diagonal', type: 'checkbox' });
     e.heads = h('input', { id: 'heads', type: 'number', min: 1, max: 8, step: 1 });
     e.layer = h('select', { id: 'layer' });
@@ -37,29 +54,83 @@ export class Controls {
     e.caption = h('p', { id: 'head-caption', class: 'head-caption', 'aria-live': 'polite' });
     e.importedInfo = h('span', { class: 'imported' });
     e.clearImport = h('button', { type: 'button', class: 'clear-import' }, 'Back to word vectors');
-    const field = (name, label, control, extra) => (e[`${name}Field`] = h('label', { class: 'field', for: control.id }, h('span', {}, label), control, extra));
+    const field = (name, label, control, extra) =>
+      (e[`${name}Field`] = h('label', { class: 'field', for: control.id }, h('span', {}, label), control, extra));
 
     e.sentenceField = h('div', { class: 'sentence-field' }, h('label', { for: 'sentence' }, 'Sentence'), e.sentence);
-    e.sentence2Field = h('div', { class: 'sentence-field', hidden: true }, h('label', { for: 'sentence2' }, 'Second sentence (the same word in another context)'), e.sentence2);
-    e.more = h('button', { type: 'button', id: 'more', class: 'more', 'aria-expanded': 'false', 'aria-controls': 'options-panel' }, 'More options');
-    e.main = h('div', { class: 'row main-controls' }, field('view', 'View', e.view), field('word', 'Word', e.word), disclose ? e.more : null);
-    e.temperatureField = h('div', { class: 'field slider' }, h('label', { for: 'temperature' }, 'Temperature'), e.temperature, e.temperatureValue,
-      h('span', { id: 'temperature-help', class: 'muted' }, 'lower: sharper'));
-    e.diagonalField = h('label', { class: 'field', for: 'diagonal' }, e.diagonal, h('span', {}, 'a word’s weight on itself in the colour scale'));
-    e.layerRow = h('div', { class: 'row layers', hidden: true }, field('layer', 'Layer', e.layer), field('head', 'Head', e.head), e.importedInfo, e.clearImport, e.caption);
+    e.sentence2Field = h(
+      'div',
+      { class: 'sentence-field', hidden: true },
+      h('label', { for: 'sentence2' }, 'Second sentence (the same word in another context)'),
+      e.sentence2,
+    );
+    e.more = h(
+      'button',
+      { type: 'button', id: 'more', class: 'more', 'aria-expanded': 'false', 'aria-controls': 'options-panel' },
+      'More options',
+    );
+    e.main = h(
+      'div',
+      { class: 'row main-controls' },
+      field('view', 'View', e.view),
+      field('word', 'Word', e.word),
+      disclose ? e.more : null,
+    );
+    e.temperatureField = h(
+      'div',
+      { class: 'field slider' },
+      h('label', { for: 'temperature' }, 'Temperature'),
+      e.temperature,
+      e.temperatureValue,
+      h('span', { id: 'temperature-help', class: 'muted' }, 'lower: sharper'),
+    );
+    e.diagonalField = h(
+      'label',
+      { class: 'field', for: 'diagonal' },
+      e.diagonal,
+      h('span', {}, 'a word’s weight on itself in the colour scale'),
+    );
+    e.layerRow = h(
+      'div',
+      { class: 'row layers', hidden: true },
+      field('layer', 'Layer', e.layer),
+      field('head', 'Head', e.head),
+      e.importedInfo,
+      e.clearImport,
+      e.caption,
+    );
     e.status = h('p', { id: 'status', class: 'status', role: 'status' }, 'Loading…');
-    e.panel = h('div', { id: 'options-panel', class: `options${disclose ? ' panel' : ''}`, hidden: disclose },
-      h('div', { class: 'row' }, field('source', 'Source', e.source), field('score', 'Score', e.score), field('mask', 'Mask', e.mask), field('heads', 'Heads', e.heads)),
+    e.panel = h(
+      'div',
+      { id: 'options-panel', class: `options${disclose ? ' panel' : ''}`, hidden: disclose },
+      h(
+        'div',
+        { class: 'row' },
+        field('source', 'Source', e.source),
+        field('score', 'Score', e.score),
+        field('mask', 'Mask', e.mask),
+        field('heads', 'Heads', e.heads),
+      ),
       h('div', { class: 'row' }, e.temperatureField, field('norm', 'Softmax along', e.norm), e.diagonalField),
-      e.status);
-    e.root = h('section', { class: 'controls', 'aria-label': 'Sentence and settings' }, e.sentenceField, e.sentence2Field, e.main, e.layerRow, e.panel);
+      e.status,
+    );
+    e.root = h(
+      'section',
+      { class: 'controls', 'aria-label': 'Sentence and settings' },
+      e.sentenceField,
+      e.sentence2Field,
+      e.main,
+      e.layerRow,
+      e.panel,
+    );
     this.el = e.root;
     this.disclose = disclose;
     this.#wire(onClearImport);
   }
 
   #wire(onClearImport) {
-    const e = this.els, go = (changes, defer = false) => this.onChange(changes, { defer });
+    const e = this.els,
+      go = (changes, defer = false) => this.onChange(changes, { defer });
     e.sentence.addEventListener('input', () => {
       this.#grow(e.sentence);
       go({ sentence: e.sentence.value }, true);
@@ -160,7 +231,8 @@ export class Controls {
   }
 
   #fullWordList() {
-    const sel = this.els.word, { labels, word } = this.wordList ?? {};
+    const sel = this.els.word,
+      { labels, word } = this.wordList ?? {};
     if (!labels) return;
     if (sel.options.length !== labels.length) sel.replaceChildren(...labels.map((_, i) => h('option', { value: i })));
     labels.forEach((text, i) => {
@@ -174,19 +246,26 @@ export class Controls {
   /** The layer and head menus: imported attention's, or the trained model's (with the rollout and captions). */
   #layers(state, result, imported) {
     const e = this.els;
-    const dims = imported ? { layers: imported.layers, heads: imported.heads, rollout: false }
-      : result?.kind === 'model' ? { layers: result.model.layers, heads: result.model.heads, rollout: true } : null;
+    const dims = imported
+      ? { layers: imported.layers, heads: imported.heads, rollout: false }
+      : result?.kind === 'model'
+        ? { layers: result.model.layers, heads: result.model.heads, rollout: true }
+        : null;
     e.layerRow.hidden = !dims;
     e.importedInfo.hidden = !imported;
     e.clearImport.hidden = !imported || !this.allowImport;
     e.caption.hidden = !dims || Boolean(imported);
     if (!dims) return;
-    e.importedInfo.textContent = imported ? `Imported: ${imported.layers} layer${imported.layers > 1 ? 's' : ''} × ${imported.heads} head${imported.heads > 1 ? 's' : ''}, ${count(imported.tokens.length)} tokens` : '';
+    e.importedInfo.textContent = imported
+      ? `Imported: ${imported.layers} layer${imported.layers > 1 ? 's' : ''} × ${imported.heads} head${imported.heads > 1 ? 's' : ''}, ${count(imported.tokens.length)} tokens`
+      : '';
     const key = `${dims.layers}/${dims.heads}/${dims.rollout}`;
     if (e.layer.dataset.shape !== key) {
       e.layer.dataset.shape = key;
-      e.layer.replaceChildren(...Array.from({ length: dims.layers }, (_, l) => h('option', { value: l }, String(l + 1))),
-        ...(dims.rollout ? [h('option', { value: ROLLOUT }, 'all: rollout')] : []));
+      e.layer.replaceChildren(
+        ...Array.from({ length: dims.layers }, (_, l) => h('option', { value: l }, String(l + 1))),
+        ...(dims.rollout ? [h('option', { value: ROLLOUT }, 'all: rollout')] : []),
+      );
       e.head.replaceChildren(...Array.from({ length: dims.heads }, (_, k) => h('option', { value: k }, String(k + 1))));
     }
     const layer = state.layer === ROLLOUT && dims.rollout ? ROLLOUT : Math.min(state.layer === ROLLOUT ? 0 : state.layer, dims.layers - 1);
@@ -197,8 +276,12 @@ export class Controls {
     e.headField.hidden = state.view === 'heads' || layer === ROLLOUT;
     if (!imported) {
       const captions = result.model.run.captions;
-      e.caption.textContent = layer === ROLLOUT ? ROLLOUT_TEXT : state.view === 'heads' ? `Layer ${layer + 1}: each head is captioned under its map.`
-        : `Layer ${layer + 1}, head ${head + 1}, measured on held-out text: ${captions[layer]?.[head] ?? 'no caption'}.`;
+      e.caption.textContent =
+        layer === ROLLOUT
+          ? ROLLOUT_TEXT
+          : state.view === 'heads'
+            ? `Layer ${layer + 1}: each head is captioned under its map.`
+            : `Layer ${layer + 1}, head ${head + 1}, measured on held-out text: ${captions[layer]?.[head] ?? 'no caption'}.`;
     }
   }
 }

@@ -5,11 +5,12 @@
 import { h } from '../dom.js';
 import { count, format4 } from '../format.js';
 import { download, toJSON, toPNG, toSVG } from '../exporter.js';
+import { themeColours } from '../colour.js';
 import { ImportError, parseAttention } from '../importer.js';
-import { toParams } from '../state.js';
+import { CONTROLS, toParams } from '../state.js';
 import { wordOf } from '../compute.js';
 import { Controls } from './controls.js';
-import { optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
+import { captionOf, optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
 import { Toolbar } from './toolbar.js';
 import { HeatmapView } from '../views/heatmap-view.js';
 import { HeadsView } from '../views/heads-view.js';
@@ -22,6 +23,8 @@ const HINTS = {
   steps: 'The numbers the core computed for the selected word, stage by stage.',
   heads: 'Each head attends with its own projections. Hover or tap a cell to read it.',
 };
+/** The embed snippet's frame height per view, and per word past seven, in CSS px (see embedSnippet; README.md says the same). */
+const EMBED_HEIGHTS = { heatmap: [880], lines: [580, 26], steps: [580, 22], heads: [1020] };
 const VIEW_CLASSES = { heatmap: HeatmapView, lines: LinesView, steps: StepsView, heads: HeadsView };
 
 export class Figure {
@@ -39,7 +42,9 @@ export class Figure {
     this.importMessage = '';
     const e = (this.els = {});
     this.controls = new Controls({
-      disclose: options.disclose, onChange: (changes, o) => this.change(changes, o), onClearImport: () => this.clearImport(),
+      disclose: options.disclose,
+      onChange: (changes, o) => this.change(changes, o),
+      onClearImport: () => this.clearImport(),
     });
     this.controls.showStatus = Boolean(options.showStatus);
     e.story = h('p', { id: 'story', class: 'story', 'aria-live': 'polite' });
@@ -50,19 +55,45 @@ export class Figure {
     e.readout = h('p', { id: 'readout', class: 'readout', 'aria-live': 'polite' });
     e.legend = h('div', { id: 'legend', class: 'legend-wrap' });
     e.optionNote = h('p', { id: 'option-note', class: 'option-note' });
-    e.predictions = h('div', { id: 'predictions', class: 'predictions', hidden: true }, h('p', { class: 'predictions-title' }), h('ol', { class: 'prediction-list' }));
+    e.predictions = h(
+      'div',
+      { id: 'predictions', class: 'predictions', hidden: true },
+      h('p', { class: 'predictions-title' }),
+      h('ol', { class: 'prediction-list' }),
+    );
     e.notes = h('ul', { id: 'notes', class: 'notes' });
-    e.plot = h('div', { id: 'plot', class: 'plot', hidden: true }, e.story, e.viewBox, e.readout, e.legend, e.optionNote, e.predictions, e.notes);
+    e.plot = h(
+      'div',
+      { id: 'plot', class: 'plot', hidden: true },
+      e.story,
+      e.viewBox,
+      e.readout,
+      e.legend,
+      e.optionNote,
+      e.predictions,
+      e.notes,
+    );
     this.toolbar = new Toolbar({
       share: () => ({ url: this.shareURL(), snippet: this.embedSnippet(), note: this.#shareNote() }),
       svg: () => download(e.figure, new Blob([this.exportSVG()], { type: 'image/svg+xml' }), `${this.#fileStem()}.svg`),
       png: async () => download(e.figure, await this.exportPNG(), `${this.#fileStem()}.png`),
-      json: () => download(e.figure, new Blob([JSON.stringify(this.exportJSON())], { type: 'application/json' }), `${this.#fileStem()}.json`),
+      json: () =>
+        download(e.figure, new Blob([JSON.stringify(this.exportJSON())], { type: 'application/json' }), `${this.#fileStem()}.json`),
       importText: (text) => this.importAttention(text),
       problem: (text) => this.#message(text, 'error'),
     });
     const t = this.toolbar.els;
-    e.figure = h('div', { class: 'af', part: 'figure' }, this.controls.el, e.message, e.loading, e.plot, t.root, t.sharePanel, t.importPanel);
+    e.figure = h(
+      'div',
+      { class: 'af', part: 'figure' },
+      this.controls.el,
+      e.message,
+      e.loading,
+      e.plot,
+      t.root,
+      t.sharePanel,
+      t.importPanel,
+    );
     if (options.framed) e.figure.classList.add('framed');
     root.append(e.figure);
     this.setControls(options.controls);
@@ -116,16 +147,26 @@ export class Figure {
     if (s.imported) return '';
     if (state.source === 'model') {
       const lm = s.lm?.model;
-      return lm ? `Trained model: ${count(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
-        : s.modelError ? 'Trained model not loaded.' : 'Loading the trained model…';
+      return lm
+        ? `Trained model: ${count(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
+        : s.modelError
+          ? 'Trained model not loaded.'
+          : 'Loading the trained model…';
     }
-    return s.vectors ? `Vocabulary: ${count(s.vectors.size)} words, ${s.vectors.dim} dimensions each.`
-      : s.vectorsError ? 'Not loaded.' : s.core ? 'Loading the word vectors…' : 'Loading the attention core…';
+    return s.vectors
+      ? `Vocabulary: ${count(s.vectors.size)} words, ${s.vectors.dim} dimensions each.`
+      : s.vectorsError
+        ? 'Not loaded.'
+        : s.core
+          ? 'Loading the word vectors…'
+          : 'Loading the attention core…';
   }
 
   /** Draws (state, result): the store calls this after every change. */
   render(state, result) {
-    const e = this.els, store = this.store, imported = store.sources.imported;
+    const e = this.els,
+      store = this.store,
+      imported = store.sources.imported;
     this.controls.update(state, store.shown, { allowed: this.allowed, imported, status: this.#status(state, result) });
     this.toolbar.update(this.allowed, { importMessage: this.importMessage });
     const shown = store.shown;
@@ -143,7 +184,11 @@ export class Figure {
     }
     e.loading.hidden = true;
     if (result.kind === 'cells') this.#message(result.message, 'error');
-    else if (shown.total) this.#message(`That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained model reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`, 'note');
+    else if (shown.total)
+      this.#message(
+        `That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained model reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`,
+        'note',
+      );
     else this.#message('');
     e.plot.hidden = false;
     this.viewWidth ||= e.viewBox.clientWidth; // before the first observer report
@@ -157,13 +202,19 @@ export class Figure {
       return;
     }
     const view = (this.views[state.view] ??= new View({
-      select: (row, col) => this.#select(row, col), cell: (info) => this.#readoutCell(info), text: (t) => this.#readout(t, state),
+      select: (row, col) => this.#select(row, col),
+      cell: (info) => this.#readoutCell(info),
+      text: (t) => this.#readout(t, state),
     }));
     const word = wordOf(state, shown);
     this.#readout(null, state);
     // The view's nodes go in first: a canvas reads its theme colours and fonts from the page it is in.
     const show = (nodes) => {
-      if (e.viewBox.dataset.view !== state.view || nodes.some((n, k) => e.viewBox.children[k] !== n) || e.viewBox.children.length !== nodes.length) {
+      if (
+        e.viewBox.dataset.view !== state.view ||
+        nodes.some((n, k) => e.viewBox.children[k] !== n) ||
+        e.viewBox.children.length !== nodes.length
+      ) {
         e.viewBox.replaceChildren(...nodes);
         e.viewBox.dataset.view = state.view;
       }
@@ -190,7 +241,8 @@ export class Figure {
   #problem(result, state) {
     if (!result) return 'Loading…';
     if (result.kind === 'loading' && state.source === 'model') return 'Loading the trained model (0.8 MB, once)…';
-    if (result.loadFailed) return `${result.message} ${state.source === 'model' ? 'Choose “word vectors”, or choose “trained model” again to retry.' : 'Reload the page to try again.'}`;
+    if (result.loadFailed)
+      return `${result.message} ${state.source === 'model' ? 'Choose “word vectors”, or choose “trained model” again to retry.' : 'Reload the page to try again.'}`;
     return result.message;
   }
 
@@ -207,8 +259,10 @@ export class Figure {
   #readoutCell(cell) {
     const r = this.els.readout;
     if (!cell) return this.#readout(null);
-    r.replaceChildren(h('strong', {}, `${cell.title ? `${cell.title}: ` : ''}${cell.query.text} → ${cell.key.text}: ${format4(cell.weight)}`),
-      h('span', { class: 'muted' }, ` (query word ${cell.row + 1}, key word ${cell.col + 1}${cell.itself ? ', itself' : ''})`));
+    r.replaceChildren(
+      h('strong', {}, `${cell.title ? `${cell.title}: ` : ''}${cell.query.text} → ${cell.key.text}: ${format4(cell.weight)}`),
+      h('span', { class: 'muted' }, ` (query word ${cell.row + 1}, key word ${cell.col + 1}${cell.itself ? ', itself' : ''})`),
+    );
   }
 
   // ---- imported attention ------------------------------------------------------------------------
@@ -248,53 +302,89 @@ export class Figure {
     const params = toParams({ ...this.store.state, tour: null });
     const theme = [...this.els.figure.classList].find((c) => c.startsWith('theme-'))?.slice(6);
     if (theme && theme !== 'auto') params.set('theme', theme);
-    if (embed) params.set('embed', '1');
+    if (embed) {
+      params.set('embed', '1');
+      // The frame shows the controls this figure shows (all: no parameter needed).
+      const shown = CONTROLS.filter((c) => this.allowed.has(c));
+      if (shown.length < CONTROLS.length) params.set('controls', shown.join(' ') || 'none');
+    }
     url.search = params.toString();
     url.hash = '';
     return url.href;
   }
 
-  /** An iframe snippet for the embed URL. */
+  /**
+   * An iframe snippet for the embed URL. Its height shows the view without a scrollbar at an article's
+   * width (measured at 600–800 px with every control): EMBED_HEIGHTS for up to seven words, a row more
+   * per further word in the views with a row per word, more with the trained model's layer row and
+   * next-word guesses. A parent that listens (README.md) fits the frame exactly.
+   */
   embedSnippet() {
-    const height = { heatmap: 660, lines: 600, steps: 640, heads: 680 }[this.store.state.view];
+    const { view, source } = this.store.state,
+      [base, row = 0] = EMBED_HEIGHTS[view];
+    const height = base + row * Math.max(0, Math.min(this.store.shown?.T ?? 0, 50) - 7) + (source === 'model' ? 380 : 0);
     const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
     return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
   }
 
   #shareNote() {
-    if (this.store.sources.imported) return 'Imported weights are not part of the link: it shows the word-vector figure with these settings.';
-    return this.store.state.weights === 'edited' ? 'Weights edited by hand are not part of the link: it opens with random weights of the same seed.' : '';
+    if (this.store.sources.imported)
+      return 'Imported weights are not part of the link: it shows the word-vector figure with these settings.';
+    return this.store.state.weights === 'edited'
+      ? 'Weights edited by hand are not part of the link: it opens with random weights of the same seed.'
+      : '';
   }
 
   #fileStem() {
-    const words = this.store.shown ? this.store.shown.tokens.slice(0, 4).map((t) => t.text.replace(/[^\p{L}\p{N}]+/gu, '')).filter(Boolean) : [];
+    const words = this.store.shown
+      ? this.store.shown.tokens
+          .slice(0, 4)
+          .map((t) => t.text.replace(/[^\p{L}\p{N}]+/gu, ''))
+          .filter(Boolean)
+      : [];
     return ['attention', this.store.state.view, ...words].join('-').slice(0, 60);
   }
 
-  #svgs() {
-    const svgs = [...this.els.plot.querySelectorAll('svg')].filter((s) => s.getBoundingClientRect().width > 0);
-    if (!svgs.length) throw new Error('there is no figure to export');
-    return svgs;
+  /** What the exporter needs: the view's and the legend's SVGs as drawn, the words around them, the theme. */
+  #exportable() {
+    const e = this.els,
+      shown = this.store.shown;
+    const svgs = [...e.viewBox.querySelectorAll('svg'), ...e.legend.querySelectorAll('svg')].filter(
+      (s) => s.getBoundingClientRect().width > 0,
+    );
+    if (!shown || !svgs.length) throw new Error('there is no figure to export');
+    return {
+      svgs,
+      words: captionOf(this.store.state, shown, { imported: this.store.sources.imported, story: this.#compareStory() }),
+      colours: themeColours(e.figure),
+      font: getComputedStyle(e.figure).fontFamily,
+    };
   }
 
-  #background() {
-    return getComputedStyle(this.els.figure).getPropertyValue('--af-bg').trim() || '#ffffff';
-  }
-
-  /** The figure as standalone SVG text. */
+  /** The figure as standalone SVG text, with its title, sentence and caption. */
   exportSVG() {
-    return toSVG(this.#svgs(), this.#background());
+    return toSVG(this.#exportable());
   }
 
-  /** The figure as a PNG Blob (2× pixels). */
-  exportPNG(scale = 2) {
-    return toPNG(this.#svgs(), this.#background(), scale);
+  /** The figure as a PNG Blob, at twice the screen's pixels by default (4× CSS pixels on a 2× screen). */
+  exportPNG(scale = 2 * (devicePixelRatio || 1)) {
+    return toPNG(this.#exportable(), scale);
   }
 
-  /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings } (importable again). */
+  /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings, title, sentence, caption } (importable again). */
   exportJSON() {
-    if (!this.store.shown) throw new Error('there is no figure to export');
-    return toJSON(this.store.shown, this.store.state, this.store.compare);
+    const { store } = this;
+    if (!store.shown) throw new Error('there is no figure to export');
+    const { title, sentence, caption } = captionOf(store.state, store.shown, {
+      imported: store.sources.imported,
+      story: this.#compareStory(),
+    });
+    return { ...toJSON(store.shown, store.state, store.compare), title, sentence, caption: caption.join(' ') };
+  }
+
+  /** The compare view's line (the story of the other views is computed in captionOf). */
+  #compareStory() {
+    return this.store.state.view === 'compare' ? this.store.compareLib?.compareLine(this.store.compare) : undefined;
   }
 
   /** The figure's state (for tests and the widget's `state` property). */

@@ -16,7 +16,17 @@ export class FormulaLine {
 
   render(state, result, imported) {
     if (!result) return;
-    const key = JSON.stringify([result.kind, result.projection?.mode, result.score, result.norm, result.causal, result.temperature, state.layer, state.head, result.d]);
+    const key = JSON.stringify([
+      result.kind,
+      result.projection?.mode,
+      result.score,
+      result.norm,
+      result.causal,
+      result.temperature,
+      state.layer,
+      state.head,
+      result.d,
+    ]);
     if (key === this.key) return;
     this.key = key;
     const [math, words] = this.#parts(state, result, imported);
@@ -27,16 +37,37 @@ export class FormulaLine {
   #parts(state, r, imported) {
     const softmax = (arg) => (r.norm === 'columns' ? mrow(sub('softmax', mo('↓')), mo('('), arg, mo(')')) : fn('softmax', arg));
     if (imported) {
-      return [formula('weights imported from a file', mi('weights'), mo('='), text(` imported, layer ${r.imported.layer + 1}, head ${r.imported.head + 1}`)),
-        'The weights of a real model, read from your file: nothing here computed them.'];
+      return [
+        formula(
+          'weights imported from a file',
+          mi('weights'),
+          mo('='),
+          text(` imported, layer ${r.imported.layer + 1}, head ${r.imported.head + 1}`),
+        ),
+        'The weights of a real model, read from your file: nothing here computed them.',
+      ];
     }
     if (r.kind === 'model' && state.layer === ROLLOUT) {
-      return [formula('R equals A tilde L times ... times A tilde 1', mi('R'), mo('='), sub('Ã', 'L'), mo('⋯'), sub('Ã', mn('1')), mo(','), mo('\u2003'),
-        mi('Ã'), mo('='), fn('rownorm', mn('0.5'), mo('·'), sub('mean', 'h'), mi('A'), mo('+'), mn('0.5'), mi('I'))),
-      'Attention rollout: each layer’s heads averaged with its residual connection, the layers multiplied.'];
+      return [
+        formula(
+          'R equals A tilde L times ... times A tilde 1',
+          mi('R'),
+          mo('='),
+          sub('Ã', 'L'),
+          mo('⋯'),
+          sub('Ã', mn('1')),
+          mo(','),
+          mo('\u2003'),
+          mi('Ã'),
+          mo('='),
+          fn('rownorm', mn('0.5'), mo('·'), sub('mean', 'h'), mi('A'), mo('+'), mn('0.5'), mi('I')),
+        ),
+        'Attention rollout: each layer’s heads averaged with its residual connection, the layers multiplied.',
+      ];
     }
     const dk = r.projection.mode === 'free' ? mi('d') : sub('d', 'k');
-    const q = r.projection.mode === 'free' ? mi('X') : mi('Q'), k = r.projection.mode === 'free' ? sup('X', 'T') : sup('K', 'T');
+    const q = r.projection.mode === 'free' ? mi('X') : mi('Q'),
+      k = r.projection.mode === 'free' ? sup('X', 'T') : sup('K', 'T');
     let score = r.score === 'cosine' ? fn('cos', q, mo(','), r.projection.mode === 'free' ? mi('X') : mi('K')) : mrow(q, mo('·'), k);
     if (r.score === 'scaled') score = frac(score, sqrt(dk));
     const tau = r.temperature !== 1 ? [mo('/'), mi('τ')] : [];
@@ -45,17 +76,24 @@ export class FormulaLine {
     const parts = [mi('weights'), mo('='), softmax(arg)];
     if (r.kind === 'model') {
       parts.push(mo(',\u2003'), mi('Q'), mo('='), fn('LN₁', mi('x')), sub('W', 'Q'), mo('+'), sub('b', 'Q'));
-      return [formula('weights equals softmax of Q K transpose over root d k plus the causal mask', ...parts),
-        `Layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: learnt W_Q, W_K, W_V; M hides later words (−∞).`];
+      return [
+        formula('weights equals softmax of Q K transpose over root d k plus the causal mask', ...parts),
+        `Layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: learnt W_Q, W_K, W_V; M hides later words (−∞).`,
+      ];
     }
-    if (r.projection.mode !== 'free') parts.push(mo(',\u2003'), mi('Q'), mo('='), mi('X'), sub('W', 'Q'), mo(','), mo(' '), mi('K'), mo('='), mi('X'), sub('W', 'K'));
+    if (r.projection.mode !== 'free')
+      parts.push(mo(',\u2003'), mi('Q'), mo('='), mi('X'), sub('W', 'Q'), mo(','), mo(' '), mi('K'), mo('='), mi('X'), sub('W', 'K'));
     const words = [
-      r.projection.mode === 'free' ? `No learned weights: Q = K = V = X, one row per ${r.kind === 'seed003' ? 'input' : 'word vector'} (d = ${r.d}).` : `W_Q, W_K: ${r.projection.mode} weights, d_k = ${r.projection.dk}.`,
+      r.projection.mode === 'free'
+        ? `No learned weights: Q = K = V = X, one row per ${r.kind === 'seed003' ? 'input' : 'word vector'} (d = ${r.d}).`
+        : `W_Q, W_K: ${r.projection.mode} weights, d_k = ${r.projection.dk}.`,
       r.score === 'cosine' ? 'cos divides each dot product by both lengths.' : r.score === 'dot' ? 'Raw dot products, not divided.' : '',
       r.temperature !== 1 ? `τ = ${r.temperature.toFixed(2)}.` : '',
       r.causal ? 'M hides later words (−∞).' : '',
       r.norm === 'columns' ? 'softmax↓ normalises each column.' : '',
-    ].filter(Boolean).join(' ');
+    ]
+      .filter(Boolean)
+      .join(' ');
     return [formula('weights equals softmax of the scores', ...parts), words];
   }
 }

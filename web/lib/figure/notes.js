@@ -1,10 +1,11 @@
 // The figure's words, computed from its numbers: the story line (who the selected word looks at most),
 // one line per setting in force saying what it changes (and, where a view cannot follow it, that it
-// does not), a note per word outside the vocabulary, and the trained model's next-word guesses.
+// does not), a note per word outside the vocabulary, the trained model's next-word guesses, and the
+// title and caption an export carries.
 import { h, setAttrs, svgEl } from '../dom.js';
 import { HEAD_SHARPNESS, wordOf } from '../compute.js';
-import { num } from '../format.js';
-import { ROLLOUT } from '../state.js';
+import { count, num } from '../format.js';
+import { ROLLOUT, SCORE_NAMES, settingsFor } from '../state.js';
 
 /** A word as the story names it: its text, with its position when the text repeats it. */
 function named(tokens, i) {
@@ -16,7 +17,8 @@ function named(tokens, i) {
 /** The strongest entry of line i (a row, or a column when byColumn) other than i itself: { k, w }. */
 function strongest(m, i, byColumn) {
   const T = m.rows;
-  let k = -1, w = -1;
+  let k = -1,
+    w = -1;
   for (let j = 0; j < T; j++) {
     const v = byColumn ? m.data[j * T + i] : m.data[i * T + j];
     if (j !== i && v > w) ((w = v), (k = j));
@@ -28,14 +30,17 @@ function strongest(m, i, byColumn) {
 export function storyOf(state, result) {
   if (!result?.ok) return '';
   if (state.view === 'heads') return headsStory(state, result);
-  const i = wordOf(state, result), m = result.shown, t = result.tokens;
+  const i = wordOf(state, result),
+    m = result.shown,
+    t = result.tokens;
   if (result.T === 1) return `${named(t, 0)} is the only word: it can look only at itself (weight ${num(m.data[0], 2)}).`;
   const byColumn = result.norm === 'columns';
   const { k, w, self } = strongest(m, i, byColumn);
   if (w <= 0) return `${named(t, i)} can look only at itself here (weight ${num(self, 2)}): the causal mask hides every later word.`;
   const after = self > w ? `, after itself (${num(self, 2)})` : `; on itself ${num(self, 2)}`;
   const rollout = result.kind === 'model' && result.model.rollout;
-  if (byColumn) return `Down the column of the key ${named(t, i)}: the query that takes most of it is ${named(t, k)} (${num(w, 2)})${after}.`;
+  if (byColumn)
+    return `Down the column of the key ${named(t, i)}: the query that takes most of it is ${named(t, k)} (${num(w, 2)})${after}.`;
   const verb = rollout ? 'draws most, through every layer, on' : 'looks most at';
   let line = `${named(t, i)} ${verb} ${named(t, k)} (${num(w, 2)})${after}.`;
   const back = strongest(m, k, false);
@@ -45,7 +50,9 @@ export function storyOf(state, result) {
 
 /** The heads view: where the selected word looks most in each head (its weight on itself set apart). */
 function headsStory(state, result) {
-  const i = wordOf(state, result), t = result.tokens, maps = result.heads(state.heads, state.seed).maps.slice(0, 8);
+  const i = wordOf(state, result),
+    t = result.tokens,
+    maps = result.heads(state.heads, state.seed).maps.slice(0, 8);
   if (result.T === 1) return '';
   const each = maps.map((m) => {
     const { k, w } = strongest(m.weights, i, false);
@@ -64,45 +71,74 @@ export function optionNotes(state, result, { imported }) {
     return lines;
   }
   if (result.kind === 'model') {
-    lines.push(state.layer === ROLLOUT && view !== 'heads'
-      ? 'Causal model: each word draws only on itself and the words before it, through every layer, so the rollout is zero above the diagonal.'
-      : 'Causal model: each word attends only to itself and the words before it, so the weights are zero above the diagonal.');
-    lines.push(`The trained model fixes its own attention: its learnt W_Q, W_K, W_V, scores ÷ √d_k = √${result.projection.dk}, temperature 1, a causal mask and a softmax along each row. The word-vector settings are hidden while it is shown.`);
+    lines.push(
+      state.layer === ROLLOUT && view !== 'heads'
+        ? 'Causal model: each word draws only on itself and the words before it, through every layer, so the rollout is zero above the diagonal.'
+        : 'Causal model: each word attends only to itself and the words before it, so the weights are zero above the diagonal.',
+    );
+    lines.push(
+      `The trained model fixes its own attention: its learnt W_Q, W_K, W_V, scores ÷ √d_k = √${result.projection.dk}, temperature 1, a causal mask and a softmax along each row. The word-vector settings are hidden while it is shown.`,
+    );
     return lines;
   }
-  if (result.kind === 'seed003') lines.push('Seed 003’s worked example: three inputs of four numbers, its own W_Q, W_K, W_V (walkthrough step 2) and, as in the article, unscaled dot-product scores unless you choose another score.');
+  if (result.kind === 'seed003')
+    lines.push(
+      'Seed 003’s worked example: three inputs of four numbers, its own W_Q, W_K, W_V (walkthrough step 2) and, as in the article, unscaled dot-product scores unless you choose another score.',
+    );
   else if (result.projection.mode !== 'free' && view !== 'heads') {
     const mode = { identity: 'identity', random: `random (Xavier, seed ${state.seed})`, edited: 'edited by hand' }[result.projection.mode];
     lines.push(`Q, K and V come from the walkthrough’s weights: ${mode}, d_k = ${result.projection.dk} (step 2 below).`);
   }
   if (state.score === 'dot') lines.push('Scores are not divided by √d: the softmax sees the raw dot products, so it is much sharper.');
-  if (state.score === 'cosine') lines.push('Cosine scores divide each dot product by both vectors’ lengths: every score lies between −1 and 1 and a word matches itself exactly 1, so the softmax is much flatter. Lower the temperature to sharpen it.');
-  if (state.mask === 'causal') lines.push('Causal mask: each word sees only itself and the words before it (later words get −∞, weight 0).');
+  if (state.score === 'cosine')
+    lines.push(
+      'Cosine scores divide each dot product by both vectors’ lengths: every score lies between −1 and 1 and a word matches itself exactly 1, so the softmax is much flatter. Lower the temperature to sharpen it.',
+    );
+  if (state.mask === 'causal')
+    lines.push('Causal mask: each word sees only itself and the words before it (later words get −∞, weight 0).');
   if (state.norm === 'columns') {
-    lines.push(view === 'heads'
-      ? 'Softmax along columns applies to the single-head views; the heads below use the usual row softmax.'
-      : 'Softmax down each column: read a column to see how one key word’s attention is shared out among the queries; rows no longer sum to 1.');
+    lines.push(
+      view === 'heads'
+        ? 'Softmax along columns applies to the single-head views; the heads below use the usual row softmax.'
+        : 'Softmax down each column: read a column to see how one key word’s attention is shared out among the queries; rows no longer sum to 1.',
+    );
   }
   if (view === 'heads') {
-    lines.push(`Random heads (seed ${state.seed}): each head projects the vectors with its own W_Q, W_K, W_V, drawn at random with W_Q and W_K at ${HEAD_SHARPNESS}× the Xavier scale, so that each head’s scores spread enough to differ. At the usual scale untrained heads are almost uniform. The trained model’s heads are learnt: choose it as the source.`);
+    lines.push(
+      `Random heads (seed ${state.seed}): each head projects the vectors with its own W_Q, W_K, W_V, drawn at random with W_Q and W_K at ${HEAD_SHARPNESS}× the Xavier scale, so that each head’s scores spread enough to differ. At the usual scale untrained heads are almost uniform. The trained model’s heads are learnt: choose it as the source.`,
+    );
   }
-  if (state.diagonal === 'apart' && view !== 'steps' && view !== 'compare' && result.kind === 'vectors' && result.projection.mode === 'free' && view !== 'heads') {
-    lines.push('A word’s weight on itself is hatched and left out of the colour scale: without learned weights a word matches itself most (x·x = |x|², and x·y ≤ |x||y|), which would drown every other link.');
+  if (
+    state.diagonal === 'apart' &&
+    view !== 'steps' &&
+    view !== 'compare' &&
+    result.kind === 'vectors' &&
+    result.projection.mode === 'free' &&
+    view !== 'heads'
+  ) {
+    lines.push(
+      'A word’s weight on itself is hatched and left out of the colour scale: without learned weights a word matches itself most (x·x = |x|², and x·y ≤ |x||y|), which would drown every other link.',
+    );
   }
   return lines;
 }
 
 /** A note per word outside the vocabulary: how the source looked it up (stemmed or unknown). */
 export function writeWordNotes(list, result) {
-  const seen = new Set(), items = [];
+  const seen = new Set(),
+    items = [];
   const model = result?.kind === 'model';
   for (const t of result?.ok ? result.tokens : []) {
     if (!t.lookup || t.lookup === 'known' || seen.has(t.text)) continue;
     seen.add(t.text);
-    const what = t.lookup === 'unknown'
-      ? model ? ' is not in the model’s vocabulary: it reads the unknown-word token <unk>, as it did for rare words in training.'
-        : ' is not in the vocabulary: it uses a zero vector, so it attends evenly to every word.'
-      : model ? ` is not in the model’s vocabulary: it reads ‘${t.matched}’.` : ` is not in the vocabulary: it uses the vector of ‘${t.matched}’.`;
+    const what =
+      t.lookup === 'unknown'
+        ? model
+          ? ' is not in the model’s vocabulary: it reads the unknown-word token <unk>, as it did for rare words in training.'
+          : ' is not in the vocabulary: it uses a zero vector, so it attends evenly to every word.'
+        : model
+          ? ` is not in the model’s vocabulary: it reads ‘${t.matched}’.`
+          : ` is not in the vocabulary: it uses the vector of ‘${t.matched}’.`;
     items.push(h('li', {}, h('span', { class: `token ${t.lookup}` }, `‘${t.text}’`), what));
   }
   list.replaceChildren(...items);
@@ -113,9 +149,12 @@ export function writePredictions(box, result) {
   box.hidden = result?.kind !== 'model';
   if (box.hidden) return;
   const [title, list] = box.children;
-  const { predictions } = result.model.run, last = result.tokens.at(-1).text;
-  title.replaceChildren(h('strong', {}, 'Next word. '),
-    `The trained model’s ${predictions.length} most likely words after “${last}”${result.total ? ` (the last of the ${result.cap} tokens it read)` : ''}, from a softmax over its whole vocabulary:`);
+  const { predictions } = result.model.run,
+    last = result.tokens.at(-1).text;
+  title.replaceChildren(
+    h('strong', {}, 'Next word. '),
+    `The trained model’s ${predictions.length} most likely words after “${last}”${result.total ? ` (the last of the ${result.cap} tokens it read)` : ''}, from a softmax over its whole vocabulary:`,
+  );
   const top = predictions[0]?.probability || 1;
   const items = list.children;
   while (items.length < predictions.length) {
@@ -125,11 +164,78 @@ export function writePredictions(box, result) {
   }
   while (items.length > predictions.length) list.lastChild.remove();
   predictions.forEach((p, k) => {
-    const li = items[k], [word, bar, probability] = li.children;
+    const li = items[k],
+      [word, bar, probability] = li.children;
     li.dataset.word = p.word;
     li.dataset.probability = String(p.probability);
     word.textContent = p.word;
     setAttrs(bar.firstChild, { width: (120 * p.probability) / top });
     probability.textContent = `${num(100 * p.probability, 1)}%`;
   });
+}
+
+/**
+ * What an export says about itself, so a pasted SVG or PNG needs no caption by hand: { title, sentence,
+ * caption: lines naming the source (layer and head; each trained head's measured caption), the settings
+ * in force and the story line, notes: optionNotes' lines }.
+ */
+export function captionOf(state, result, { imported, story }) {
+  const view = state.view,
+    t = result.tokens,
+    m = result.model;
+  const heads = view === 'heads' ? result.heads(state.heads, state.seed) : null;
+  const title =
+    view === 'steps'
+      ? `Self-attention step by step: ${named(t, wordOf(state, result))}`
+      : view === 'compare'
+        ? `One word in two sentences: ${named(t, wordOf(state, result))}`
+        : heads
+          ? `${heads.maps.length} attention heads`
+          : `Self-attention weights${view === 'lines' ? ', as lines' : ''}`;
+  let source;
+  if (imported) {
+    const { layer, layers, head, heads: H } = result.imported;
+    source = `Imported attention (a real model’s weights), layer ${layer + 1} of ${layers}, ${heads ? `all ${H} heads` : `head ${head + 1} of ${H}`}.`;
+  } else if (m) {
+    const which = heads
+      ? m.rollout
+        ? `every head of all ${m.layers} layers`
+        : `layer ${m.layer + 1}, all ${m.heads} heads`
+      : m.rollout
+        ? `attention rollout through all ${m.layers} layers`
+        : `layer ${m.layer + 1}, head ${m.head + 1} (${m.run.captions[m.layer]?.[m.head] ?? 'no caption'})`;
+    source = `The trained ${m.layers}-layer, ${m.heads}-head language model, ${which}.`;
+  } else {
+    const mode = result.projection.mode;
+    source = `${result.kind === 'seed003' ? 'Seed 003’s worked example, 3 inputs of 4 numbers' : `${result.d}-d word vectors (fastText on WordNet)`}, ${
+      heads
+        ? `${heads.maps.length} random heads (seed ${state.seed}, d_k = ${heads.dk})`
+        : mode === 'free'
+          ? 'no learned weights (Q = K = V = X)'
+          : `${{ identity: 'identity', random: `random (seed ${state.seed})`, seed: 'its own', edited: 'hand-edited' }[mode]} W_Q, W_K, W_V (d_k = ${result.projection.dk})`
+    }.`;
+  }
+  const applies = settingsFor(state, imported),
+    settings = [];
+  if (applies.score)
+    settings.push(
+      `Score: ${SCORE_NAMES[state.score]}`,
+      `temperature ${state.temperature.toFixed(2)}`,
+      state.mask === 'causal' ? 'causal mask' : 'no mask',
+    );
+  if (applies.norm) settings.push(`softmax along ${state.norm}`);
+  const caption = [
+    source,
+    ...(heads?.maps ?? []).filter((x) => x.caption).map((x) => `${x.title[0].toUpperCase()}${x.title.slice(1)}: ${x.caption}.`),
+    settings.length ? `${settings.join('; ')}.` : '',
+    heads ? '' : (story ?? storyOf(state, result)),
+    result.total ? `The text has ${count(result.total)} tokens; the figure shows the first ${count(result.cap)}.` : '',
+  ].filter(Boolean);
+  const sentence =
+    imported || result.kind === 'seed003'
+      ? t.map((x) => x.text).join(' ')
+      : view === 'compare'
+        ? `${state.sentence} / ${state.sentence2}`
+        : state.sentence;
+  return { title, sentence, caption, notes: optionNotes(state, result, { imported }) };
 }

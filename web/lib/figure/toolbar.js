@@ -11,36 +11,62 @@ export class Toolbar {
     const e = (this.els = {});
     this.actions = actions;
     const button = (name, text, title) => (e[name] = h('button', { type: 'button', class: name, title }, text));
-    e.root = h('div', { class: 'toolbar', role: 'toolbar', 'aria-label': 'Share and export' },
+    e.root = h(
+      'div',
+      { class: 'toolbar', role: 'toolbar', 'aria-label': 'Share and export' },
       button('shareButton', 'Share / embed', 'A link and an iframe snippet that reproduce this figure'),
       button('svgButton', 'SVG', 'Download the figure as SVG'),
       button('pngButton', 'PNG', 'Download the figure as PNG'),
       button('jsonButton', 'JSON', 'Download the numbers as JSON'),
-      button('importButton', 'Import attention…', 'Draw attention weights from a real model'));
+      button('importButton', 'Import attention…', 'Draw attention weights from a real model'),
+    );
     e.shareURL = h('input', { type: 'text', readonly: true, class: 'share-url', 'aria-label': 'Link to this figure' });
     e.shareSnippet = h('textarea', { readonly: true, rows: 4, class: 'share-snippet', 'aria-label': 'Iframe snippet' });
     e.shareNote = h('p', { class: 'muted', 'aria-live': 'polite' });
     e.copyURL = h('button', { type: 'button', class: 'copy-url' }, 'Copy link');
     e.copySnippet = h('button', { type: 'button', class: 'copy-snippet' }, 'Copy iframe');
-    e.sharePanel = h('div', { class: 'panel share', hidden: true },
-      h('p', {}, h('strong', {}, 'Link'), ': opens the full page in this exact state'), e.shareURL,
-      h('p', {}, h('strong', {}, 'Embed'), ': paste into your article'), e.shareSnippet,
-      h('div', { class: 'row' }, e.copyURL, e.copySnippet), e.shareNote);
-    e.importText = h('textarea', { rows: 5, class: 'import-text', 'aria-label': 'Attention JSON',
-      placeholder: '{"tokens": ["[CLS]", "the", …], "attentions": [[[[…T weights…], …T rows], …heads], …layers]}' });
+    e.sharePanel = h(
+      'div',
+      { class: 'panel share', hidden: true },
+      h('p', {}, h('strong', {}, 'Link'), ': opens the full page in this exact state'),
+      e.shareURL,
+      h('p', {}, h('strong', {}, 'Embed'), ': paste into your article'),
+      e.shareSnippet,
+      h('div', { class: 'row' }, e.copyURL, e.copySnippet),
+      e.shareNote,
+    );
+    e.importText = h('textarea', {
+      rows: 5,
+      class: 'import-text',
+      'aria-label': 'Attention JSON',
+      placeholder: '{"tokens": ["[CLS]", "the", …], "attentions": [[[[…T weights…], …T rows], …heads], …layers]}',
+    });
     e.importFile = h('input', { type: 'file', accept: '.json,application/json', class: 'import-file', 'aria-label': 'Load a JSON file' });
     e.importGo = h('button', { type: 'button', class: 'import-go' }, 'Draw it');
     e.importMessage = h('p', { class: 'import-message', role: 'alert' });
-    e.importPanel = h('div', { class: 'panel import', hidden: true },
-      h('p', {}, 'Paste or load the attention of a real model: ', h('code', {}, '{"tokens": [...], "attentions": layers × heads × T × T}'),
-        ', what Hugging Face transformers returns with ', h('code', {}, 'output_attentions=True'), ' (as nested lists).'),
-      e.importText, h('div', { class: 'row' }, e.importFile, e.importGo), e.importMessage);
+    e.importPanel = h(
+      'div',
+      { class: 'panel import', hidden: true },
+      h(
+        'p',
+        {},
+        'Paste or load the attention of a real model: ',
+        h('code', {}, '{"tokens": [...], "attentions": layers × heads × T × T}'),
+        ', what Hugging Face transformers returns with ',
+        h('code', {}, 'output_attentions=True'),
+        ' (as nested lists).',
+      ),
+      e.importText,
+      h('div', { class: 'row' }, e.importFile, e.importGo),
+      e.importMessage,
+    );
     this.panels = [e.sharePanel, e.importPanel];
     this.#wire();
   }
 
   #wire() {
-    const e = this.els, a = this.actions;
+    const e = this.els,
+      a = this.actions;
     const run = async (action) => {
       try {
         await action();
@@ -83,7 +109,8 @@ export class Toolbar {
 
   /** Refreshes the share panel (while it is open, after every change). */
   fillShare() {
-    const e = this.els, { url, snippet, note } = this.actions.share();
+    const e = this.els,
+      { url, snippet, note } = this.actions.share();
     e.shareURL.value = url;
     e.shareSnippet.value = snippet;
     e.shareNote.textContent = note;

@@ -15,14 +15,17 @@ export function attachGrid(hm) {
   const vHeader = h('div', { role: 'columnheader' });
   const vRowHeader = h('div', { role: 'rowheader', 'aria-colindex': 1 });
   const vCells = [0, 1].map((k) => h('div', { role: 'gridcell', id: `${hm.id}-cell-${k}` }));
-  let turn = 0, skipFocusSelect = false;
+  let turn = 0,
+    skipFocusSelect = false;
   const vRow = h('div', { role: 'row', class: 'sr-only' }, vRowHeader, vCells[0]);
   g.append(h('div', { role: 'row', class: 'sr-only', 'aria-rowindex': 1 }, vHeader), vRow);
 
   const cellAt = (e) => {
     if (!hm.L) return null;
-    const r = g.getBoundingClientRect(), { cell, rows, cols } = hm.L;
-    const c = Math.floor((e.clientX - r.left) / cell), k = Math.floor((e.clientY - r.top) / cell);
+    const r = g.getBoundingClientRect(),
+      { cell, rows, cols } = hm.L;
+    const c = Math.floor((e.clientX - r.left) / cell),
+      k = Math.floor((e.clientY - r.top) / cell);
     return c >= 0 && c < cols && k >= 0 && k < rows ? { row: hm.row0 + k, col: hm.col0 + c } : null;
   };
 
@@ -32,7 +35,8 @@ export function attachGrid(hm) {
     const focused = activeIn(g) === g;
     const cell = hm.hover ?? (focused ? hm.active : null);
     const { rows, cols, cell: size, left, top } = hm.L;
-    const r = cell ? cell.row - hm.row0 : -1, c = cell ? cell.col - hm.col0 : -1;
+    const r = cell ? cell.row - hm.row0 : -1,
+      c = cell ? cell.col - hm.col0 : -1;
     const visible = r >= 0 && r < rows && c >= 0 && c < cols;
     hm.ring.setAttribute('visibility', visible ? 'visible' : 'hidden');
     if (visible) {
@@ -47,7 +51,8 @@ export function attachGrid(hm) {
   /** The active cell becomes the grid's active descendant (and, if select, the chosen word). */
   function activate(select) {
     if (!hm.active) return;
-    const { row, col } = hm.active, info = hm.info(hm.active);
+    const { row, col } = hm.active,
+      info = hm.info(hm.active);
     turn ^= 1;
     const cell = vCells[turn];
     cell.setAttribute('aria-colindex', col + 2);
@@ -65,18 +70,38 @@ export function attachGrid(hm) {
 
   function key(e) {
     if (!hm.p) return;
-    const { T } = hm.p, { rows } = hm.L;
+    const { T } = hm.p,
+      { rows } = hm.L;
     let { row: i, col: j } = hm.active ?? { row: hm.row0, col: hm.col0 };
     switch (e.key) {
-      case 'ArrowUp': i -= 1; break;
-      case 'ArrowDown': i += 1; break;
-      case 'ArrowLeft': j -= 1; break;
-      case 'ArrowRight': j += 1; break;
-      case 'PageUp': i -= rows; break;
-      case 'PageDown': i += rows; break;
-      case 'Home': j = 0; if (e.ctrlKey) i = 0; break;
-      case 'End': j = T - 1; if (e.ctrlKey) i = T - 1; break;
-      default: return;
+      case 'ArrowUp':
+        i -= 1;
+        break;
+      case 'ArrowDown':
+        i += 1;
+        break;
+      case 'ArrowLeft':
+        j -= 1;
+        break;
+      case 'ArrowRight':
+        j += 1;
+        break;
+      case 'PageUp':
+        i -= rows;
+        break;
+      case 'PageDown':
+        i += rows;
+        break;
+      case 'Home':
+        j = 0;
+        if (e.ctrlKey) i = 0;
+        break;
+      case 'End':
+        j = T - 1;
+        if (e.ctrlKey) i = T - 1;
+        break;
+      default:
+        return;
     }
     e.preventDefault();
     hm.active = { row: clamp(i, 0, T - 1), col: clamp(j, 0, T - 1) };
@@ -117,11 +142,15 @@ export function attachGrid(hm) {
   return {
     highlight,
     describe() {
-      const { T } = hm.p, { rows, cols } = hm.L;
+      const { T } = hm.p,
+        { rows, cols } = hm.L;
       g.setAttribute('aria-rowcount', T + 1);
       g.setAttribute('aria-colcount', T + 1);
-      g.setAttribute('aria-label', `Attention weights: ${T} query words (rows) by ${T} key words (columns)${hm.windowed() ? `, through a window of ${rows} × ${cols}` : ''}. ` +
-        'Arrow keys move between cells; Home and End go to the first and last key; Page Up and Page Down move a window of rows.');
+      g.setAttribute(
+        'aria-label',
+        `Attention weights: ${T} query words (rows) by ${T} key words (columns)${hm.windowed() ? `, through a window of ${rows} × ${cols}` : ''}. ` +
+          'Arrow keys move between cells; Home and End go to the first and last key; Page Up and Page Down move a window of rows.',
+      );
     },
   };
 }

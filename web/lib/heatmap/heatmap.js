@@ -106,8 +106,21 @@ export class Heatmap {
    * active cell), width (px available), origin
    * ({ row0, col0 }: put the window there), title (a new title), caption (a line under the map; '' for none) }.
    */
-  update({ tokens, weights, max, diagonalApart = false, selectedRow = null, focus = null, width = 640, origin = null, title, caption, marked = [] }) {
-    const T = weights.rows, data = weights.data;
+  update({
+    tokens,
+    weights,
+    max,
+    diagonalApart = false,
+    selectedRow = null,
+    focus = null,
+    width = 640,
+    origin = null,
+    title,
+    caption,
+    marked = [],
+  }) {
+    const T = weights.rows,
+      data = weights.data;
     const prev = this.p;
     if (title !== undefined && this.titleText && title !== this.o.title) {
       this.o.title = title;
@@ -166,7 +179,8 @@ export class Heatmap {
 
   /** Cell size, label font and margins; how many rows and columns fit. */
   #layout(T, width) {
-    const compact = Boolean(this.o.compact), titleH = this.o.title ? 18 : 0;
+    const compact = Boolean(this.o.compact),
+      titleH = this.o.title ? 18 : 0;
     const margins = (cell) => {
       const fontPx = compact ? Math.min(12, Math.max(cell, 12)) : cell >= 28 ? 14 : 12;
       const angle = cell >= 28 ? 45 : 65; // column labels, degrees above the horizontal: steeper when packed
@@ -175,7 +189,11 @@ export class Heatmap {
       if (!showLabels) return { cell, fontPx, angle, labelW: 0, left: 2, top: titleH + 4, right: 4, showLabels };
       const labelW = this.widthAt(fontPx) + 4;
       return {
-        cell, fontPx, angle, labelW, showLabels,
+        cell,
+        fontPx,
+        angle,
+        labelW,
+        showLabels,
         left: Math.max(labelW + 12, compact ? 0 : 72),
         top: Math.ceil(labelW * Math.sin(rad) + fontPx) + 14 + titleH,
         right: Math.max(0, Math.ceil(labelW * Math.cos(rad) - cell / 2)) + 8,
@@ -190,7 +208,8 @@ export class Heatmap {
     const rows = T <= ALL_ROWS ? T : WINDOW;
     const nominal = rows <= 8 ? 46 : rows <= 12 ? 38 : rows <= 20 ? 28 : MIN_CELL;
     const fits = (m, n) => m.left + m.right + n * m.cell <= width;
-    let m = margins(nominal), cols = rows;
+    let m = margins(nominal),
+      cols = rows;
     if (!fits(m, cols)) {
       // Narrower cells first (down to MIN_CELL), then fewer columns: a window.
       let cell = nominal;
@@ -203,9 +222,12 @@ export class Heatmap {
   /** Lays out labels and grid for the current window and repaints the cells (dataChanged: the overview too). */
   draw(dataChanged) {
     const { tokens } = this.p;
-    const L = this.L, { rows, cols, cell, left, top, right, fontPx, angle } = L;
-    const gridW = cols * cell, gridH = rows * cell;
-    const width = left + gridW + right, height = top + gridH + 8;
+    const L = this.L,
+      { rows, cols, cell, left, top, right, fontPx, angle } = L;
+    const gridW = cols * cell,
+      gridH = rows * cell;
+    const width = left + gridW + right,
+      height = top + gridH + 8;
     this.plot.style.width = `${width}px`;
     this.plot.style.height = `${height}px`;
     if (this.captionEl) this.captionEl.style.maxWidth = `${Math.max(width, 180)}px`;
@@ -215,7 +237,12 @@ export class Heatmap {
     this.ring.setAttribute('width', cell);
     this.ring.setAttribute('height', cell);
     // A small map of a long input says which window it shows in its title.
-    if (this.titleText) setAttrs(this.titleText, {}, this.windowed() ? `${this.o.title} · ${this.row0 + 1}–${this.row0 + rows} × ${this.col0 + 1}–${this.col0 + cols}` : this.o.title);
+    if (this.titleText)
+      setAttrs(
+        this.titleText,
+        {},
+        this.windowed() ? `${this.o.title} · ${this.row0 + 1}–${this.row0 + rows} × ${this.col0 + 1}–${this.col0 + cols}` : this.o.title,
+      );
     if (this.keysTitle) {
       setAttrs(this.keysTitle, { x: left - 10, y: top - 26 });
       setAttrs(this.queriesTitle, { x: left - 10, y: top - 8 });
@@ -227,11 +254,28 @@ export class Heatmap {
     const cls = (t, extra) => `label ${t.lookup}${extra}`;
     this.rowLabels.forEach((node, r) => {
       const i = this.row0 + r;
-      setAttrs(node, { class: cls(tokens[i], ' row-label' + (this.p.selectedRow === i ? ' selected' : '') + (this.p.marked.has(i) ? ' marked' : '')), x: left - 10, y: top + r * cell + cell / 2, 'data-index': i }, this.labels[i]);
+      setAttrs(
+        node,
+        {
+          class: cls(tokens[i], ' row-label' + (this.p.selectedRow === i ? ' selected' : '') + (this.p.marked.has(i) ? ' marked' : '')),
+          x: left - 10,
+          y: top + r * cell + cell / 2,
+          'data-index': i,
+        },
+        this.labels[i],
+      );
     });
     this.colLabels.forEach((node, c) => {
       const j = this.col0 + c;
-      setAttrs(node, { class: cls(tokens[j], ' col-label' + (this.p.marked.has(j) ? ' marked' : '')), transform: `translate(${left + c * cell + cell / 2} ${top - 8}) rotate(${-angle})`, 'data-index': j }, this.labels[j]);
+      setAttrs(
+        node,
+        {
+          class: cls(tokens[j], ' col-label' + (this.p.marked.has(j) ? ' marked' : '')),
+          transform: `translate(${left + c * cell + cell / 2} ${top - 8}) rotate(${-angle})`,
+          'data-index': j,
+        },
+        this.labels[j],
+      );
     });
     this.#paintCells();
     this.overview?.draw(dataChanged);
@@ -251,9 +295,11 @@ export class Heatmap {
    * and outlined, its number kept: it stands out without setting the colour scale.
    */
   #paintCells() {
-    const { data, T, max, diagonalApart } = this.p, { rows, cols, cell } = this.L;
+    const { data, T, max, diagonalApart } = this.p,
+      { rows, cols, cell } = this.L;
     const ratio = sizeCanvas(this.canvas, cols * cell, rows * cell);
-    const W = this.canvas.width, H = this.canvas.height;
+    const W = this.canvas.width,
+      H = this.canvas.height;
     const ctx = (this.ctx ??= this.canvas.getContext('2d', { alpha: false }));
     const theme = this.colours();
     const source = (this.source ??= document.createElement('canvas'));
@@ -265,10 +311,13 @@ export class Heatmap {
     const sctx = source.getContext('2d');
     const image = (this.sourceImage ??= sctx.createImageData(cols, rows));
     const px = new Uint32Array(image.data.buffer);
-    const panel = packHex(theme.panel), pal = this.o.palette;
+    const panel = packHex(theme.panel),
+      pal = this.o.palette;
     for (let r = 0; r < rows; r++) {
-      const i = this.row0 + r, base = i * T + this.col0;
-      for (let c = 0; c < cols; c++) px[r * cols + c] = diagonalApart && i === this.col0 + c ? panel : pal.pixel(pal.at(data[base + c], max));
+      const i = this.row0 + r,
+        base = i * T + this.col0;
+      for (let c = 0; c < cols; c++)
+        px[r * cols + c] = diagonalApart && i === this.col0 + c ? panel : pal.pixel(pal.at(data[base + c], max));
     }
     sctx.putImageData(image, 0, 0);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -289,7 +338,9 @@ export class Heatmap {
       ctx.textBaseline = 'middle';
       for (let r = 0; r < rows; r++) {
         for (let c = 0; c < cols; c++) {
-          const i = this.row0 + r, j = this.col0 + c, w = data[i * T + j];
+          const i = this.row0 + r,
+            j = this.col0 + c,
+            w = data[i * T + j];
           ctx.fillStyle = diagonalApart && i === j ? theme.fg : inkOn(pal.hex(pal.at(w, max)));
           ctx.fillText(cellText(w), (c + 0.5) * cell, (r + 0.5) * cell);
         }
@@ -310,7 +361,8 @@ export class Heatmap {
     ctx.strokeStyle = theme.muted;
     ctx.lineWidth = 1;
     for (let i = Math.max(this.row0, this.col0); i < Math.min(this.row0 + rows, this.col0 + cols); i++) {
-      const x = (i - this.col0) * cell, y = (i - this.row0) * cell;
+      const x = (i - this.col0) * cell,
+        y = (i - this.row0) * cell;
       ctx.save();
       ctx.beginPath();
       ctx.rect(x + 1, y + 1, cell - 2, cell - 2);
@@ -339,16 +391,32 @@ export class Heatmap {
    * per CSS px), gap }.
    */
   #publish(ratio, gap) {
-    const { data, T, max, diagonalApart } = this.p, { rows, cols, cell } = this.L;
+    const { data, T, max, diagonalApart } = this.p,
+      { rows, cols, cell } = this.L;
     const shown = new Float32Array(rows * cols);
-    for (let r = 0; r < rows; r++) shown.set(data.subarray((this.row0 + r) * T + this.col0, (this.row0 + r) * T + this.col0 + cols), r * cols);
-    this.canvas.attentionWeights = { T, rowStart: this.row0, colStart: this.col0, rows, cols, data: shown, max, diagonalApart, hideDiagonal: diagonalApart, cell, ratio, gap };
+    for (let r = 0; r < rows; r++)
+      shown.set(data.subarray((this.row0 + r) * T + this.col0, (this.row0 + r) * T + this.col0 + cols), r * cols);
+    this.canvas.attentionWeights = {
+      T,
+      rowStart: this.row0,
+      colStart: this.col0,
+      rows,
+      cols,
+      data: shown,
+      max,
+      diagonalApart,
+      hideDiagonal: diagonalApart,
+      cell,
+      ratio,
+      gap,
+    };
   }
 
   /** Moves the window (and reports it with onWindow unless quiet). */
   moveWindow(row0, col0, quiet = false) {
     if (!this.p) return;
-    const { T } = this.p, { rows, cols } = this.L;
+    const { T } = this.p,
+      { rows, cols } = this.L;
     row0 = clamp(row0, 0, T - rows);
     col0 = clamp(col0, 0, T - cols);
     if (row0 === this.row0 && col0 === this.col0) return;
@@ -367,6 +435,15 @@ export class Heatmap {
   /** What a cell holds, for readouts. */
   info(cell) {
     const { tokens, data, T } = this.p;
-    return { row: cell.row, col: cell.col, weight: data[cell.row * T + cell.col], query: tokens[cell.row], key: tokens[cell.col], head: this.o.head, title: this.o.title, itself: cell.row === cell.col };
+    return {
+      row: cell.row,
+      col: cell.col,
+      weight: data[cell.row * T + cell.col],
+      query: tokens[cell.row],
+      key: tokens[cell.col],
+      head: this.o.head,
+      title: this.o.title,
+      itself: cell.row === cell.col,
+    };
   }
 }

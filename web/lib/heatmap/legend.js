@@ -10,9 +10,16 @@ export function drawLegend(container, max, { what = 'the largest weight shown', 
   if (container.legendKey === key && container.firstElementChild) return;
   container.legendKey = key;
   // With the diagonal apart, a second line under the bar shows the hatched cell: the legend stays as narrow.
-  const width = 260, barH = 12, pad = 14, H = diagonalApart ? 68 : 46;
+  const width = 260,
+    barH = 12,
+    pad = 14,
+    H = diagonalApart ? 68 : 46;
   const svg = el('svg', {
-    class: 'legend', viewBox: `0 0 ${width + 2 * pad} ${H}`, width: width + 2 * pad, height: H, role: 'img',
+    class: 'legend',
+    viewBox: `0 0 ${width + 2 * pad} ${H}`,
+    width: width + 2 * pad,
+    height: H,
+    role: 'img',
     'aria-label': `Colour scale: dark purple is 0, yellow is ${format4(max)}, ${what}${diagonalApart ? '. A word’s weight on itself is drawn hatched, outside the scale' : ''}`,
   });
   const id = uniqueId('legend-gradient');
@@ -27,10 +34,16 @@ export function drawLegend(container, max, { what = 'the largest weight shown', 
     label.textContent = f === 0 ? '0' : max >= 0.1 ? num(f * max, 2) : (f * max).toPrecision(2);
   }
   if (diagonalApart) {
-    const x = pad, y = 48;
+    const x = pad,
+      y = 48;
     const sw = el('g', { class: 'diag-swatch' }, svg);
     el('rect', { class: 'swatch', x, y, width: 16, height: 16, 'stroke-dasharray': '3 2' }, sw);
-    for (const c of [-9, -3, 3, 9]) el('line', { class: 'hatch', x1: x + Math.max(0, c), y1: y + Math.max(0, -c), x2: x + Math.min(16, 16 + c), y2: y + Math.min(16, 16 - c) }, sw);
+    for (const c of [-9, -3, 3, 9])
+      el(
+        'line',
+        { class: 'hatch', x1: x + Math.max(0, c), y1: y + Math.max(0, -c), x2: x + Math.min(16, 16 + c), y2: y + Math.min(16, 16 - c) },
+        sw,
+      );
     const t = el('text', { class: 'tick-label', x: x + 24, y: y + 12 }, sw);
     t.textContent = 'a word with itself: outside the scale';
   }

@@ -5,20 +5,36 @@ import { count } from '../format.js';
 import { h } from '../dom.js';
 import { sizeCanvas } from '../colour.js';
 
-const SIDE = 132;   // px: the overview's side
+const SIDE = 132; // px: the overview's side
 const PIXELS = 264; // its image holds at most this many blocks a side
 
 /** Builds the overview for heatmap `hm`; returns { el, draw(dataChanged) }. */
 export function attachOverview(hm) {
   const canvas = h('canvas', { class: 'hm-overview', tabindex: 0, role: 'application', 'aria-roledescription': 'overview' });
   const windowText = h('span', { class: 'hm-window-text', 'aria-live': 'polite' });
-  const el = h('div', { class: 'hm-nav', hidden: true }, canvas,
-    h('p', { class: 'hm-window' }, windowText,
-      h('span', { class: 'muted' }, ' Drag the frame in the overview, or focus it and use the arrow keys, to move the window; arrow keys in the grid scroll it too.')));
-  let image = null, dragging = false;
+  const el = h(
+    'div',
+    { class: 'hm-nav', hidden: true },
+    canvas,
+    h(
+      'p',
+      { class: 'hm-window' },
+      windowText,
+      h(
+        'span',
+        { class: 'muted' },
+        ' Drag the frame in the overview, or focus it and use the arrow keys, to move the window; arrow keys in the grid scroll it too.',
+      ),
+    ),
+  );
+  let image = null,
+    dragging = false;
   const moveTo = (e) => {
-    const r = canvas.getBoundingClientRect(), { T } = hm.p, { rows, cols } = hm.L;
-    const row = ((e.clientY - r.top) / r.height) * T, col = ((e.clientX - r.left) / r.width) * T;
+    const r = canvas.getBoundingClientRect(),
+      { T } = hm.p,
+      { rows, cols } = hm.L;
+    const row = ((e.clientY - r.top) / r.height) * T,
+      col = ((e.clientX - r.left) / r.width) * T;
     hm.moveWindow(Math.round(row - rows / 2), Math.round(col - cols / 2));
   };
   canvas.addEventListener('pointerdown', (e) => {
@@ -33,9 +49,20 @@ export function attachOverview(hm) {
   canvas.addEventListener('pointerup', stop);
   canvas.addEventListener('pointercancel', stop);
   canvas.addEventListener('keydown', (e) => {
-    const { rows, cols } = hm.L, T = hm.p.T;
-    const dr = Math.max(1, Math.floor(rows / 4)), dc = Math.max(1, Math.floor(cols / 4));
-    const moves = { ArrowUp: [-dr, 0], ArrowDown: [dr, 0], ArrowLeft: [0, -dc], ArrowRight: [0, dc], PageUp: [-rows, 0], PageDown: [rows, 0], Home: [-T, -T], End: [T, T] };
+    const { rows, cols } = hm.L,
+      T = hm.p.T;
+    const dr = Math.max(1, Math.floor(rows / 4)),
+      dc = Math.max(1, Math.floor(cols / 4));
+    const moves = {
+      ArrowUp: [-dr, 0],
+      ArrowDown: [dr, 0],
+      ArrowLeft: [0, -dc],
+      ArrowRight: [0, dc],
+      PageUp: [-rows, 0],
+      PageDown: [rows, 0],
+      Home: [-T, -T],
+      End: [T, T],
+    };
     const m = moves[e.key];
     if (!m) return;
     e.preventDefault();
@@ -49,7 +76,8 @@ export function attachOverview(hm) {
     image.width = n;
     image.height = n;
     const ictx = image.getContext('2d');
-    const img = ictx.createImageData(n, n), px = new Uint32Array(img.data.buffer);
+    const img = ictx.createImageData(n, n),
+      px = new Uint32Array(img.data.buffer);
     const pal = hm.o.palette;
     const edges = Array.from({ length: n + 1 }, (_, k) => Math.floor((k * T) / n));
     for (let a = 0; a < n; a++) {
@@ -71,7 +99,8 @@ export function attachOverview(hm) {
       const windowed = hm.windowed();
       el.hidden = !windowed;
       if (!windowed) return;
-      const { T } = hm.p, { rows, cols } = hm.L;
+      const { T } = hm.p,
+        { rows, cols } = hm.L;
       if (dataChanged || !image) paintImage();
       const ratio = sizeCanvas(canvas, SIDE, SIDE);
       const ctx = canvas.getContext('2d');
@@ -80,7 +109,10 @@ export function attachOverview(hm) {
       ctx.drawImage(image, 0, 0, canvas.width, canvas.height);
       ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
       const f = SIDE / T;
-      const x = hm.col0 * f, y = hm.row0 * f, w = Math.max(3, cols * f), hgt = Math.max(3, rows * f);
+      const x = hm.col0 * f,
+        y = hm.row0 * f,
+        w = Math.max(3, cols * f),
+        hgt = Math.max(3, rows * f);
       ctx.lineWidth = 3;
       ctx.strokeStyle = '#000';
       ctx.strokeRect(x + 1.5, y + 1.5, w - 3, hgt - 3);
@@ -90,7 +122,10 @@ export function attachOverview(hm) {
       ctx.setTransform(1, 0, 0, 1, 0, 0);
       const where = `rows ${count(hm.row0 + 1)}–${count(hm.row0 + rows)} and columns ${count(hm.col0 + 1)}–${count(hm.col0 + cols)}`;
       windowText.textContent = `Showing ${where} of ${count(T)} × ${count(T)}.`;
-      canvas.setAttribute('aria-label', `Overview of all ${count(T)} × ${count(T)} weights; the frame is the window shown, ${where}. Arrow keys move it, Page Up and Page Down by a window, Home and End to either end.`);
+      canvas.setAttribute(
+        'aria-label',
+        `Overview of all ${count(T)} × ${count(T)} weights; the frame is the window shown, ${where}. Arrow keys move it, Page Up and Page Down by a window, Home and End to either end.`,
+      );
       canvas.dataset.rowStart = String(hm.row0);
       canvas.dataset.colStart = String(hm.col0);
     },

@@ -16,15 +16,20 @@ export function attachTable(hm) {
       box.replaceChildren();
       return;
     }
-    const { tokens, weights, T } = hm.p, { rows, cols } = hm.L;
+    const { tokens, weights, T } = hm.p,
+      { rows, cols } = hm.L;
     const texts = tokens.map((t) => t.text);
     const part = hm.windowed() ? `, rows ${hm.row0 + 1}–${hm.row0 + rows} and columns ${hm.col0 + 1}–${hm.col0 + cols} of ${T}` : '';
-    box.replaceChildren(matrixTable(weights, {
-      caption: `${hm.o.title ? `${hm.o.title}: ` : ''}attention weights, queries (rows) × keys (columns)${part}`,
-      name: `weights${hm.o.head !== undefined ? `-head-${hm.o.head + 1}` : ''}`,
-      rowLabels: texts, colLabels: texts,
-      rowRange: [hm.row0, hm.row0 + rows], colRange: [hm.col0, hm.col0 + cols],
-    }));
+    box.replaceChildren(
+      matrixTable(weights, {
+        caption: `${hm.o.title ? `${hm.o.title}: ` : ''}attention weights, queries (rows) × keys (columns)${part}`,
+        name: `weights${hm.o.head !== undefined ? `-head-${hm.o.head + 1}` : ''}`,
+        rowLabels: texts,
+        colLabels: texts,
+        rowRange: [hm.row0, hm.row0 + rows],
+        colRange: [hm.col0, hm.col0 + cols],
+      }),
+    );
   };
   details.addEventListener('toggle', fill);
   return {
@@ -33,19 +38,43 @@ export function attachTable(hm) {
     /** The cells as SVG shapes in the label SVG's coordinates (the exporter draws them under the labels). */
     shapes() {
       if (!hm.p) return [];
-      const { data, T, max, diagonalApart } = hm.p, { rows, cols, cell, left, top, showValues } = hm.L;
+      const { data, T, max, diagonalApart } = hm.p,
+        { rows, cols, cell, left, top, showValues } = hm.L;
       const theme = hm.colours();
       const out = [];
       for (let r = 0; r < rows; r++) {
         for (let c = 0; c < cols; c++) {
-          const i = hm.row0 + r, j = hm.col0 + c, w = data[i * T + j];
+          const i = hm.row0 + r,
+            j = hm.col0 + c,
+            w = data[i * T + j];
           const apart = diagonalApart && i === j;
           const fill = apart ? theme.panel : hm.o.palette.hex(hm.o.palette.at(w, max));
-          const attrs = { x: left + c * cell + 0.75, y: top + r * cell + 0.75, width: cell - 1.5, height: cell - 1.5, fill, 'data-row': i, 'data-col': j, 'data-weight': String(w) };
+          const attrs = {
+            x: left + c * cell + 0.75,
+            y: top + r * cell + 0.75,
+            width: cell - 1.5,
+            height: cell - 1.5,
+            fill,
+            'data-row': i,
+            'data-col': j,
+            'data-weight': String(w),
+          };
           if (apart) Object.assign(attrs, { stroke: theme.muted, 'stroke-dasharray': '3 2' });
           out.push({ tag: 'rect', attrs });
           if (showValues) {
-            out.push({ tag: 'text', text: cellText(w), attrs: { x: left + (c + 0.5) * cell, y: top + (r + 0.5) * cell, fill: apart ? theme.fg : inkOn(fill), 'font-size': 11, 'text-anchor': 'middle', 'dominant-baseline': 'central', 'font-family': hm.family } });
+            out.push({
+              tag: 'text',
+              text: cellText(w),
+              attrs: {
+                x: left + (c + 0.5) * cell,
+                y: top + (r + 0.5) * cell,
+                fill: apart ? theme.fg : inkOn(fill),
+                'font-size': 11,
+                'text-anchor': 'middle',
+                'dominant-baseline': 'central',
+                'font-family': hm.family,
+              },
+            });
           }
         }
       }

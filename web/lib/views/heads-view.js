@@ -16,10 +16,16 @@ export class HeadsView {
     while (maps.length > n) maps.pop();
     while (maps.length < n) {
       const k = maps.length;
-      maps.push(new Heatmap({
-        compact: true, title: `head ${k + 1}`, head: k, table: true, onCell: this.hooks.cell,
-        onWindow: (origin) => maps.forEach((v, other) => other !== k && v.scrollTo(origin)),
-      }));
+      maps.push(
+        new Heatmap({
+          compact: true,
+          title: `head ${k + 1}`,
+          head: k,
+          table: true,
+          onCell: this.hooks.cell,
+          onWindow: (origin) => maps.forEach((v, other) => other !== k && v.scrollTo(origin)),
+        }),
+      );
     }
     this.nodes = maps.map((m) => m.el);
     return maps;
@@ -36,9 +42,21 @@ export class HeadsView {
       view.el.dataset.head = String(m.head);
       if (m.layer === undefined) delete view.el.dataset.layer;
       else view.el.dataset.layer = String(m.layer);
-      view.update({ tokens: result.tokens, weights: m.weights, max, diagonalApart: apart, selectedRow: word, width, title: m.title, caption: m.caption ?? '' });
+      view.update({
+        tokens: result.tokens,
+        weights: m.weights,
+        max,
+        diagonalApart: apart,
+        selectedRow: word,
+        width,
+        title: m.title,
+        caption: m.caption ?? '',
+      });
     });
-    drawLegend(legend, max, { what: apart ? 'the largest weight between two different words, over all heads' : 'the largest weight over all heads', diagonalApart: apart });
+    drawLegend(legend, max, {
+      what: apart ? 'the largest weight between two different words, over all heads' : 'the largest weight over all heads',
+      diagonalApart: apart,
+    });
     return '';
   }
 

@@ -17,7 +17,10 @@ export class HeatmapView {
     const weights = result.shown;
     this.map.update({ tokens: result.tokens, weights, diagonalApart: apart, selectedRow: word, width });
     const max = apart ? offDiagonalMax(weights.data, weights.rows) : maxOf(weights.data);
-    drawLegend(legend, max, { what: apart ? 'the largest weight between two different words' : 'the largest weight shown', diagonalApart: apart });
+    drawLegend(legend, max, {
+      what: apart ? 'the largest weight between two different words' : 'the largest weight shown',
+      diagonalApart: apart,
+    });
   }
 
   restyle() {

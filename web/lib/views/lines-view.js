@@ -5,7 +5,10 @@ import { Lines, describeLinks } from '../lines.js';
 
 export class LinesView {
   constructor(hooks) {
-    this.lines = new Lines({ onSelect: (i) => hooks.select(i, null), onFocusWord: (info) => hooks.text(info ? describeLinks(info) : null) });
+    this.lines = new Lines({
+      onSelect: (i) => hooks.select(i, null),
+      onFocusWord: (info) => hooks.text(info ? describeLinks(info) : null),
+    });
     this.nodes = [this.lines.el];
   }
 

@@ -13,18 +13,26 @@ export class StepsView {
   /** Returns a message instead of drawing when there are no steps (imported attention, the rollout). */
   update(state, result, { width, word, legend }) {
     legend.replaceChildren();
-    if (result.kind === 'imported') return 'The steps view needs the scores before the softmax; imported attention holds only the weights. Choose heatmap, lines or heads.';
-    if (result.kind === 'model' && result.model.rollout) return 'The rollout has no scores of its own: it multiplies the layers’ weights. Choose a layer to see one head’s steps.';
+    if (result.kind === 'imported')
+      return 'The steps view needs the scores before the softmax; imported attention holds only the weights. Choose heatmap, lines or heads.';
+    if (result.kind === 'model' && result.model.rollout)
+      return 'The rollout has no scores of its own: it multiplies the layers’ weights. Choose a layer to see one head’s steps.';
     const score = { scaled: 'q·k', dot: 'q·k', cosine: 'cos(q, k)' }[result.score];
     const divide = result.score === 'scaled' ? `÷ ${result.divisor} ` : '';
     const where = result.kind === 'model' ? ` (layer ${result.model.layer + 1}, head ${result.model.head + 1})` : '';
     // The trained model has no temperature of its own to divide by: only what applies is written.
-    const scaleText = `scaled = ${score} ${divide}${result.kind === 'model' ? '' : `÷ temperature ${result.temperature.toFixed(2)}`}`.trim() +
+    const scaleText =
+      `scaled = ${score} ${divide}${result.kind === 'model' ? '' : `÷ temperature ${result.temperature.toFixed(2)}`}`.trim() +
       `${where}${result.causal ? '; causal: later words masked (−∞)' : ''}`;
     const { scores, scaled } = result.steps;
     this.steps.update({
-      tokens: result.tokens, steps: { scores, scaled, weights: result.weights, output: result.output }, query: word, scaleText, width,
-      headers: [`1 ${score}`, '2 scaled', result.norm === 'columns' ? '3 softmax ↓ column' : '3 softmax'], diagonalApart: state.diagonal === 'apart',
+      tokens: result.tokens,
+      steps: { scores, scaled, weights: result.weights, output: result.output },
+      query: word,
+      scaleText,
+      width,
+      headers: [`1 ${score}`, '2 scaled', result.norm === 'columns' ? '3 softmax ↓ column' : '3 softmax'],
+      diagonalApart: state.diagonal === 'apart',
     });
     return '';
   }

@@ -51,7 +51,10 @@ export function keysAround(T, query, full) {
 }
 
 /** The sentence saying which keys a table shows, when not all. */
-export const keysNote = (T, keys) => (keys.length < T ? ` Keys ${keys[0] + 1}–${keys.at(-1) + 1} of ${T} are shown (around the query; tick “show whole matrices” for all).` : '');
+export const keysNote = (T, keys) =>
+  keys.length < T
+    ? ` Keys ${keys[0] + 1}–${keys.at(-1) + 1} of ${T} are shown (around the query; tick “show whole matrices” for all).`
+    : '';
 
 /** A legend in its own box. */
 export function legendBox(max, options) {
@@ -67,14 +70,25 @@ export function legendBox(max, options) {
 export function vectorBars(svg, values, maxAbs, label) {
   if (!svg) {
     // preserveAspectRatio none: where the stylesheet narrows it (a phone), the bars get thinner, not shorter.
-    svg = svgEl('svg', { class: 'vbars', role: 'img', preserveAspectRatio: 'none' });
+    // No role until drawn: an image with no name yet (a step not drawn until scrolled to) says nothing.
+    svg = svgEl('svg', { class: 'vbars', preserveAspectRatio: 'none' });
     svgEl('line', { class: 'zero' }, svg);
     svgEl('path', { class: 'pos' }, svg);
     svgEl('path', { class: 'neg' }, svg);
     return svg;
   }
-  const n = values.length, bw = n > 24 ? 3 : n > 8 ? 6 : 12, H = 28, w = Math.max(1, bw - 1), W = n * bw + 2;
-  setAttrs(svg, { width: W, height: H, viewBox: `0 0 ${W} ${H}`, 'aria-label': `${label}: ${Array.from(values, (v) => num(v, 4)).join(', ')}` });
+  const n = values.length,
+    bw = n > 24 ? 3 : n > 8 ? 6 : 12,
+    H = 28,
+    w = Math.max(1, bw - 1),
+    W = n * bw + 2;
+  setAttrs(svg, {
+    width: W,
+    height: H,
+    viewBox: `0 0 ${W} ${H}`,
+    role: 'img',
+    'aria-label': `${label}: ${Array.from(values, (v) => num(v, 4)).join(', ')}`,
+  });
   setAttrs(svg.firstChild, { x1: 0, x2: W, y1: H / 2, y2: H / 2 });
   const d = { pos: '', neg: '' };
   values.forEach((v, k) => {

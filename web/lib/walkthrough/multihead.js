@@ -15,10 +15,14 @@ export class MultiHeadStep {
     this.set = set;
     ({ el: this.el, body: this.body } = stepSection(null, 'multihead', 'Multi-head: concatenate, then W', h('sub', {}, 'O')));
     const ui = (this.ui = {
-      intro: h('p'), count: h('button', { type: 'button', class: 'heads-link' }, 'Change the number of heads'),
+      intro: h('p'),
+      count: h('button', { type: 'button', class: 'heads-link' }, 'Change the number of heads'),
       grid: h('div', { class: 'heads-grid', role: 'group', 'aria-label': 'Heads: choose one to focus it' }),
-      legend: h('div', { class: 'legend-wrap' }), focusTitle: h('p', { class: 'head-focus-title' }), focus: h('div', { class: 'head-focus' }),
-      tables: h('div', { class: 'matrix-row' }), focusMap: new Heatmap({ className: 'heatmap head-map focused', table: true }),
+      legend: h('div', { class: 'legend-wrap' }),
+      focusTitle: h('p', { class: 'head-focus-title' }),
+      focus: h('div', { class: 'head-focus' }),
+      tables: h('div', { class: 'matrix-row' }),
+      focusMap: new Heatmap({ className: 'heatmap head-map focused', table: true }),
     });
     ui.count.addEventListener('click', () => showHeadsControl?.());
     ui.focus.append(ui.focusMap.el);
@@ -27,11 +31,32 @@ export class MultiHeadStep {
       const w = Math.round(entries.at(-1).contentRect.width);
       if (w && w !== ui.width) ui.width = w;
     }).observe(ui.focus);
-    const formulaBox = h('div', {}, formula('MultiHead equals Concat of head 1 to head h, times W O', mi('MultiHead'), mo('='),
-      fn('Concat', sub('head', mn('1')), mo(','), mo('…'), mo(','), sub('head', 'h')), sub('W', 'O')));
+    const formulaBox = h(
+      'div',
+      {},
+      formula(
+        'MultiHead equals Concat of head 1 to head h, times W O',
+        mi('MultiHead'),
+        mo('='),
+        fn('Concat', sub('head', mn('1')), mo(','), mo('…'), mo(','), sub('head', 'h')),
+        sub('W', 'O'),
+      ),
+    );
     const theme = document.documentElement.dataset.theme;
-    this.body.append(ui.intro, h('div', { class: 'row' }, ui.count), formulaBox,
-      h('div', { class: `af theme-${['light', 'dark'].includes(theme) ? theme : 'auto'} heads-area` }, ui.grid, ui.legend, ui.focusTitle, ui.focus), ui.tables);
+    this.body.append(
+      ui.intro,
+      h('div', { class: 'row' }, ui.count),
+      formulaBox,
+      h(
+        'div',
+        { class: `af theme-${['light', 'dark'].includes(theme) ? theme : 'auto'} heads-area` },
+        ui.grid,
+        ui.legend,
+        ui.focusTitle,
+        ui.focus,
+      ),
+      ui.tables,
+    );
     matchMedia('(prefers-color-scheme: dark)').addEventListener?.('change', () => {
       ui.focusMap.restyle();
       for (const box of ui.grid.children) box.map?.restyle();
@@ -39,8 +64,11 @@ export class MultiHeadStep {
   }
 
   update(state, r, { limit, kit }) {
-    const ui = this.ui, heads = r.heads(state.heads, state.seed), n = heads.maps.length;
-    const focused = Math.min(state.head, n - 1), apart = state.diagonal === 'apart';
+    const ui = this.ui,
+      heads = r.heads(state.heads, state.seed),
+      n = heads.maps.length;
+    const focused = Math.min(state.head, n - 1),
+      apart = state.diagonal === 'apart';
     const max = Math.max(...heads.maps.map((m) => (apart ? offDiagonalMax(m.weights.data, m.weights.rows) : maxOf(m.weights.data))));
     const model = r.kind === 'model';
     ui.count.hidden = model;
@@ -48,14 +76,16 @@ export class MultiHeadStep {
       ? `The ${n} heads of the trained model’s layer ${r.model.layer + 1}, each with its own learnt W_Q, W_K, W_V (d_model × d_k = ${r.d}×${r.projection.dk}), attend in parallel; under each, what it does on held-out text. Their outputs are concatenated side by side and mixed by the learnt W_O.`
       : `${n} head${n > 1 ? 's' : ''} (the figure’s Heads setting, seed ${state.seed}), each with its own random W_Q, W_K, W_V (d_model × d_k = ${r.d}×${heads.dk}; W_Q and W_K at ${HEAD_SHARPNESS}× the Xavier scale so the heads differ), attend in parallel; their outputs are concatenated side by side and mixed by W_O.`;
     if (ui.grid.children.length !== n) {
-      ui.grid.replaceChildren(...Array.from({ length: n }, (_, k) => {
-        const box = h('button', { type: 'button', class: 'head-box', 'data-head': k, 'aria-label': `Focus head ${k + 1}` });
-        box.addEventListener('click', () => {
-          this.set({ head: k });
-          box.focus();
-        });
-        return box;
-      }));
+      ui.grid.replaceChildren(
+        ...Array.from({ length: n }, (_, k) => {
+          const box = h('button', { type: 'button', class: 'head-box', 'data-head': k, 'aria-label': `Focus head ${k + 1}` });
+          box.addEventListener('click', () => {
+            this.set({ head: k });
+            box.focus();
+          });
+          return box;
+        }),
+      );
     }
     const captions = model ? r.model.run.captions[r.model.layer] : null;
     [...ui.grid.children].forEach((box, k) => {
@@ -72,19 +102,51 @@ export class MultiHeadStep {
     ui.focusMap.update({ tokens: r.tokens, weights: heads.steps[focused].weights, max, diagonalApart: apart, width: ui.width || 640 });
     const labels = r.labels;
     if (model) {
-      const w = r.model.learnt(heads.layer), L = heads.layer + 1;
+      const w = r.model.learnt(heads.layer),
+        L = heads.layer + 1;
       morph(ui.tables, [
-        h('p', {}, `The heads’ outputs side by side (concat), mixed by layer ${L}’s learnt W_O and shifted by its b_O; the residual connection then adds the result to the stream x.`),
-        kit.table(heads.concat, { limit, caption: `concat (T × h·d_k = ${heads.concat.rows}×${heads.concat.cols})`, name: 'concat', rowLabels: labels }),
+        h(
+          'p',
+          {},
+          `The heads’ outputs side by side (concat), mixed by layer ${L}’s learnt W_O and shifted by its b_O; the residual connection then adds the result to the stream x.`,
+        ),
+        kit.table(heads.concat, {
+          limit,
+          caption: `concat (T × h·d_k = ${heads.concat.rows}×${heads.concat.cols})`,
+          name: 'concat',
+          rowLabels: labels,
+        }),
         kit.table(w.Wo, { limit, caption: `W_O (h·d_k × d_model = ${w.Wo.rows}×${w.Wo.cols}, learnt)`, name: 'Wo' }),
         kit.table(asRow(w.bo), { limit, caption: `b_O (1×${w.bo.length})`, name: 'b_O', rowLabels: ['b'] }),
-        kit.table(heads.output, { limit, caption: `output = concat · W_O + b_O (${heads.output.rows}×${heads.output.cols})`, name: 'mh-output', rowLabels: labels }),
-        kit.table(heads.afterAttention, { limit, caption: `x + output: the stream after layer ${L}’s attention (${heads.afterAttention.rows}×${heads.afterAttention.cols})`, name: 'after-attention', rowLabels: labels })]);
+        kit.table(heads.output, {
+          limit,
+          caption: `output = concat · W_O + b_O (${heads.output.rows}×${heads.output.cols})`,
+          name: 'mh-output',
+          rowLabels: labels,
+        }),
+        kit.table(heads.afterAttention, {
+          limit,
+          caption: `x + output: the stream after layer ${L}’s attention (${heads.afterAttention.rows}×${heads.afterAttention.cols})`,
+          name: 'after-attention',
+          rowLabels: labels,
+        }),
+      ]);
       return;
     }
     morph(ui.tables, [
-      kit.table(heads.concat, { limit, caption: `concat (T × h·d_k = ${heads.concat.rows}×${heads.concat.cols})`, name: 'concat', rowLabels: labels }),
+      kit.table(heads.concat, {
+        limit,
+        caption: `concat (T × h·d_k = ${heads.concat.rows}×${heads.concat.cols})`,
+        name: 'concat',
+        rowLabels: labels,
+      }),
       kit.table(heads.Wo, { limit, caption: `W_O (h·d_k × d_model = ${heads.Wo.rows}×${heads.Wo.cols})`, name: 'Wo' }),
-      kit.table(heads.output, { limit, caption: `output = concat · W_O (${heads.output.rows}×${heads.output.cols})`, name: 'mh-output', rowLabels: labels })]);
+      kit.table(heads.output, {
+        limit,
+        caption: `output = concat · W_O (${heads.output.rows}×${heads.output.cols})`,
+        name: 'mh-output',
+        rowLabels: labels,
+      }),
+    ]);
   }
 }

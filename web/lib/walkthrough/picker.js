@@ -46,10 +46,12 @@ export class Picker {
       b.setAttribute('aria-pressed', String(k === i));
     });
     // The chosen word stays in sight on the bar's own line (never scrolling the page to it).
-    const b = kids[i], bar = this.buttons;
+    const b = kids[i],
+      bar = this.buttons;
     if (b && bar.scrollWidth > bar.clientWidth) {
       if (b.offsetLeft < bar.scrollLeft) bar.scrollLeft = b.offsetLeft;
-      else if (b.offsetLeft + b.offsetWidth > bar.scrollLeft + bar.clientWidth) bar.scrollLeft = b.offsetLeft + b.offsetWidth - bar.clientWidth;
+      else if (b.offsetLeft + b.offsetWidth > bar.scrollLeft + bar.clientWidth)
+        bar.scrollLeft = b.offsetLeft + b.offsetWidth - bar.clientWidth;
     }
   }
 }

@@ -9,17 +9,22 @@ export class QKVStep {
   }
 
   update(state, r, { word: i, limit, kit }) {
-    const s = r.steps, b = state.bias ? ' + b' : '';
-    const how = r.kind === 'model'
-      ? `Layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: Q = LN₁(x)W_Q + b_Q, K = LN₁(x)W_K + b_K, V = LN₁(x)W_V + b_V, with LN₁(x) from step 1 and the learnt weights of step 2 (d_k = ${r.projection.dk})`
-      : r.projection.mode === 'free' ? 'Q = K = V = X (parameter-free)'
-        : `Q = XW_Q${b && `${b}_Q`}, K = XW_K${b && `${b}_K`}, V = XW_V${b && `${b}_V`}`;
+    const s = r.steps,
+      b = state.bias ? ' + b' : '';
+    const how =
+      r.kind === 'model'
+        ? `Layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: Q = LN₁(x)W_Q + b_Q, K = LN₁(x)W_K + b_K, V = LN₁(x)W_V + b_V, with LN₁(x) from step 1 and the learnt weights of step 2 (d_k = ${r.projection.dk})`
+        : r.projection.mode === 'free'
+          ? 'Q = K = V = X (parameter-free)'
+          : `Q = XW_Q${b && `${b}_Q`}, K = XW_K${b && `${b}_K`}, V = XW_V${b && `${b}_V`}`;
     morph(this.body, [
       h('p', {}, `${how}. Each is computed independently (in parallel) from the same inputs.`),
       kit.row('qkv', [
         kit.table(s.Q, { limit, caption: 'Q (queries)', name: 'Q', rowLabels: r.labels, highlightRow: i }),
         kit.table(s.K, { limit, caption: 'K (keys)', name: 'K', rowLabels: r.labels }),
-        kit.table(s.V, { limit, caption: 'V (values)', name: 'V', rowLabels: r.labels })])]);
+        kit.table(s.V, { limit, caption: 'V (values)', name: 'V', rowLabels: r.labels }),
+      ]),
+    ]);
   }
 }
 
@@ -29,7 +34,9 @@ export class ShapesTable {
   }
 
   update(state, r) {
-    const s = r.steps, free = r.projection.mode === 'free', learnt = r.kind === 'model' ? ' per head (learnt)' : '';
+    const s = r.steps,
+      free = r.projection.mode === 'free',
+      learnt = r.kind === 'model' ? ' per head (learnt)' : '';
     const shapes = [
       ['X (inputs)', 'T × d_model', `${r.T}×${r.d}`, 'n × 512'],
       ['W_Q, W_K', 'd_model × d_k', free ? '— (none)' : `${r.d}×${r.projection.dk}${learnt}`, '512 × 64'],
@@ -40,9 +47,28 @@ export class ShapesTable {
       ['output', 'T × d_v', `${s.output.rows}×${s.output.cols}`, 'n × 64'],
       ['with a batch of N', 'N × T × d_v', `1×${s.output.rows}×${s.output.cols}`, 'N × n × 64'],
     ];
-    morph(this.body, [h('div', { class: 'matrix-wrap' }, h('table', { class: 'shapes' },
-      h('caption', {}, 'What each matrix holds: the shape in symbols, here, and in “Attention is all you need”.'),
-      h('thead', {}, h('tr', {}, ...['matrix', 'shape', 'here', 'the paper (d_model 512, d_k = d_v = 64)'].map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, ...shapes.map(([a, b, c, d]) => h('tr', {}, h('th', { scope: 'row' }, a), h('td', {}, b), h('td', { 'data-shape': a }, c), h('td', {}, d))))))]);
+    morph(this.body, [
+      h(
+        'div',
+        { class: 'matrix-wrap' },
+        h(
+          'table',
+          { class: 'shapes' },
+          h('caption', {}, 'What each matrix holds: the shape in symbols, here, and in “Attention is all you need”.'),
+          h(
+            'thead',
+            {},
+            h('tr', {}, ...['matrix', 'shape', 'here', 'the paper (d_model 512, d_k = d_v = 64)'].map((t) => h('th', { scope: 'col' }, t))),
+          ),
+          h(
+            'tbody',
+            {},
+            ...shapes.map(([a, b, c, d]) =>
+              h('tr', {}, h('th', { scope: 'row' }, a), h('td', {}, b), h('td', { 'data-shape': a }, c), h('td', {}, d)),
+            ),
+          ),
+        ),
+      ),
+    ]);
   }
 }

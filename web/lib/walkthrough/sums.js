@@ -18,18 +18,50 @@ export class WeightedStep {
 
   update(state, r, { word: i, full }) {
     const weighted = r.terms(i).weighted; // T × d_v: row j = α(i, j)·v_j
-    const dv = r.projection.dv, shownV = Math.min(dv, full ? dv : 8);
-    const keys = keysAround(r.T, i, full), v = vName(r);
-    const table = h('table', { class: 'matrix weighted', 'data-name': 'weighted' },
+    const dv = r.projection.dv,
+      shownV = Math.min(dv, full ? dv : 8);
+    const keys = keysAround(r.T, i, full),
+      v = vName(r);
+    const table = h(
+      'table',
+      { class: 'matrix weighted', 'data-name': 'weighted' },
       h('caption', {}, `Each value vector ${v}_j is scaled by its weight α(${i + 1}, j)`),
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'key j'), h('th', { scope: 'col' }, 'α'),
-        h('th', { scope: 'col', colspan: shownV }, `α · ${v}_j (${dv} numbers${shownV < dv ? `, first ${shownV} shown` : ''})`))),
-      h('tbody', {}, ...keys.map((j) => h('tr', {},
-        h('th', { scope: 'row' }, r.labels[j]),
-        h('td', { 'data-value': String(r.weights.data[i * r.T + j]) }, num(r.weights.data[i * r.T + j], 4)),
-        ...Array.from({ length: shownV }, (_, c) => h('td', { class: 'v', 'data-value': String(weighted.data[j * dv + c]) }, num(weighted.data[j * dv + c], 4)))))));
-    morph(this.body, [h('p', {}, 'Each value row is multiplied by the weight its key got: heavy weights keep their value, light ones nearly vanish. The rows of this table add up to the output in step 7.', keysNote(r.T, keys)),
-      h('div', { class: 'matrix-wrap' }, table)]);
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'key j'),
+          h('th', { scope: 'col' }, 'α'),
+          h('th', { scope: 'col', colspan: shownV }, `α · ${v}_j (${dv} numbers${shownV < dv ? `, first ${shownV} shown` : ''})`),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...keys.map((j) =>
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row' }, r.labels[j]),
+            h('td', { 'data-value': String(r.weights.data[i * r.T + j]) }, num(r.weights.data[i * r.T + j], 4)),
+            ...Array.from({ length: shownV }, (_, c) =>
+              h('td', { class: 'v', 'data-value': String(weighted.data[j * dv + c]) }, num(weighted.data[j * dv + c], 4)),
+            ),
+          ),
+        ),
+      ),
+    );
+    morph(this.body, [
+      h(
+        'p',
+        {},
+        'Each value row is multiplied by the weight its key got: heavy weights keep their value, light ones nearly vanish. The rows of this table add up to the output in step 7.',
+        keysNote(r.T, keys),
+      ),
+      h('div', { class: 'matrix-wrap' }, table),
+    ]);
   }
 }
 
@@ -39,20 +71,43 @@ export class SumStep {
   }
 
   update(state, r, { word: i, full, limit, kit }) {
-    const w = r.weights.data, T = r.T, v = vName(r);
+    const w = r.weights.data,
+      T = r.T,
+      v = vName(r);
     const order = Array.from({ length: T }, (_, j) => j).sort((a, b) => w[i * T + b] - w[i * T + a]);
     const shown = full ? order : order.slice(0, TERMS);
     const terms = shown.map((j, k) => [k ? mo('+') : null, mn(num(w[i * T + j], 4)), mo('·'), sub(v, mi(r.labels[j]))].filter(Boolean));
     if (shown.length < order.length) terms.push([mo('+'), mo('…'), m('mtext', ` (${order.length - shown.length} smaller terms)`)]);
     // One formula per term, so a long sum wraps onto more lines (MathML rows do not break).
-    const pieces = [formula(`A of ${r.labels[i]} equals the weighted sum`, mi('A'), mo('('), mi(r.labels[i]), mo(')'), mo('='),
-      sum('j'), sub('α', mrow(mn(String(i + 1)), mi('j'))), sub(v, 'j'), mo('='))];
+    const pieces = [
+      formula(
+        `A of ${r.labels[i]} equals the weighted sum`,
+        mi('A'),
+        mo('('),
+        mi(r.labels[i]),
+        mo(')'),
+        mo('='),
+        sum('j'),
+        sub('α', mrow(mn(String(i + 1)), mi('j'))),
+        sub(v, 'j'),
+        mo('='),
+      ),
+    ];
     for (const term of terms) pieces.push(formula(term.map((n) => n.textContent).join(' '), ...term));
     for (const p of pieces) p.classList.add('expansion');
     const kids = [
-      h('p', {}, `Add the weighted values up: the output for “${r.labels[i]}” is a blend of every word’s ${v === 'x' ? 'vector' : 'value'}, mostly of the heaviest. Written out with the live weights, largest first:`),
+      h(
+        'p',
+        {},
+        `Add the weighted values up: the output for “${r.labels[i]}” is a blend of every word’s ${v === 'x' ? 'vector' : 'value'}, mostly of the heaviest. Written out with the live weights, largest first:`,
+      ),
       h('div', { class: 'expansion-box' }, ...pieces),
-      kit.table(rowOf(r.output, i), { limit, caption: `output for “${r.labels[i]}” (row ${i + 1} of the output, 1×${r.output.cols})`, name: 'output-row', rowLabels: [r.labels[i]] }),
+      kit.table(rowOf(r.output, i), {
+        limit,
+        caption: `output for “${r.labels[i]}” (row ${i + 1} of the output, 1×${r.output.cols})`,
+        name: 'output-row',
+        rowLabels: [r.labels[i]],
+      }),
     ];
     if (r.rounding) kids.push(...this.#rounding(r, kit));
     morph(this.body, kids);
@@ -62,11 +117,23 @@ export class SumStep {
   #rounding(r, kit) {
     const { rounded, output } = r.rounding();
     return [
-      h('p', { class: 'rounding-note' }, 'The article prints Output 1 = [2.0, 7.0, 1.5]: it rounds the weights to one decimal (0.0634, 0.4683, 0.4683 become 0.0, 0.5, 0.5) before multiplying. The same sum with its rounded weights, beside the exact one:'),
+      h(
+        'p',
+        { class: 'rounding-note' },
+        'The article prints Output 1 = [2.0, 7.0, 1.5]: it rounds the weights to one decimal (0.0634, 0.4683, 0.4683 become 0.0, 0.5, 0.5) before multiplying. The same sum with its rounded weights, beside the exact one:',
+      ),
       kit.row('rounding', [
-        kit.table(rounded, { caption: 'the article’s rounded weights', name: 'rounded-weights', rowLabels: r.labels, colLabels: r.labels, digits: 1 }),
+        kit.table(rounded, {
+          caption: 'the article’s rounded weights',
+          name: 'rounded-weights',
+          rowLabels: r.labels,
+          colLabels: r.labels,
+          digits: 1,
+        }),
         kit.table(output, { caption: 'its outputs = rounded weights · V', name: 'rounded-output', rowLabels: r.labels, digits: 1 }),
-        kit.table(r.output, { caption: 'exact outputs = weights · V', name: 'exact-output', rowLabels: r.labels, digits: 4 })])];
+        kit.table(r.output, { caption: 'exact outputs = weights · V', name: 'exact-output', rowLabels: r.labels, digits: 4 }),
+      ]),
+    ];
   }
 }
 
@@ -81,12 +148,39 @@ export class AllStep {
     const free = r.projection.mode === 'free';
     const scores = r.score === 'cosine' ? fn('cos', mi('Q'), mo(','), mi('K')) : mrow(mi('Q'), sup('K', 'T'));
     morph(this.body, [
-      formula('Attention of Q K V equals softmax of the scores, times V', fn('Attention', mi('Q'), mo(','), mi('K'), mo(','), mi('V')), mo('='),
-        fn(r.norm === 'columns' ? 'softmax↓' : 'softmax', r.score === 'scaled' ? frac(scores, sqrt(free ? mi('d') : sub('d', 'k'))) : scores), mi('V')),
-      h('p', {}, `Steps 4–7 for every query at once are two matrix products and a ${r.norm === 'columns' ? 'column' : 'row'}-wise softmax.`),
+      formula(
+        'Attention of Q K V equals softmax of the scores, times V',
+        fn('Attention', mi('Q'), mo(','), mi('K'), mo(','), mi('V')),
+        mo('='),
+        fn(
+          r.norm === 'columns' ? 'softmax↓' : 'softmax',
+          r.score === 'scaled' ? frac(scores, sqrt(free ? mi('d') : sub('d', 'k'))) : scores,
+        ),
+        mi('V'),
+      ),
+      h(
+        'p',
+        {},
+        `Steps 4–7 for every query at once are two matrix products and a ${r.norm === 'columns' ? 'column' : 'row'}-wise softmax.`,
+      ),
       kit.row('all', [
-        kit.table(r.weights, { limit, caption: `weights (${r.norm === 'columns' ? 'columns' : 'rows'} sum to 1)`, name: 'weights', rowLabels: r.labels, colLabels: r.labels, heat: true, max, highlightRow: i }),
-        kit.table(r.output, { limit, caption: 'output = weights · V', name: 'output', rowLabels: r.labels, highlightRow: i })]),
-      legendBox(max, { what: apart ? 'the largest weight between two different words (a word’s weight on itself may be brighter than the scale)' : 'the largest weight' })]);
+        kit.table(r.weights, {
+          limit,
+          caption: `weights (${r.norm === 'columns' ? 'columns' : 'rows'} sum to 1)`,
+          name: 'weights',
+          rowLabels: r.labels,
+          colLabels: r.labels,
+          heat: true,
+          max,
+          highlightRow: i,
+        }),
+        kit.table(r.output, { limit, caption: 'output = weights · V', name: 'output', rowLabels: r.labels, highlightRow: i }),
+      ]),
+      legendBox(max, {
+        what: apart
+          ? 'the largest weight between two different words (a word’s weight on itself may be brighter than the scale)'
+          : 'the largest weight',
+      }),
+    ]);
   }
 }

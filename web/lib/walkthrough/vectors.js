@@ -10,18 +10,46 @@ export class VectorsView {
   constructor() {
     ({ el: this.el, body: this.body } = stepSection(null, 'vectors', 'Query and key vectors'));
     const ui = (this.ui = {
-      intro: h('p'), qName: h('strong'), q: vectorBars(), caption: h('caption'), kHead: h('th', { scope: 'col', role: 'columnheader' }), body: h('tbody', { role: 'rowgroup' }), rows: [],
+      intro: h('p'),
+      qName: h('strong'),
+      q: vectorBars(),
+      caption: h('caption'),
+      kHead: h('th', { scope: 'col', role: 'columnheader' }),
+      body: h('tbody', { role: 'rowgroup' }),
+      rows: [],
     });
     // The roles repeat the elements' own, for browsers that drop a table's semantics when its display changes.
-    this.body.append(ui.intro, h('div', { class: 'qrow' }, ui.qName, ui.q),
-      h('div', { class: 'matrix-wrap neuron-wrap' }, h('table', { class: 'matrix neuron', 'data-name': 'neuron', role: 'table' }, ui.caption,
-        h('thead', { role: 'rowgroup' }, h('tr', { role: 'row' }, h('th', { scope: 'col', role: 'columnheader' }, 'key'), ui.kHead,
-          ...['q∘k', 'score', 'scaled', 'weight'].map((t) => h('th', { scope: 'col', role: 'columnheader' }, t)))),
-        ui.body)));
+    this.body.append(
+      ui.intro,
+      h('div', { class: 'qrow' }, ui.qName, ui.q),
+      h(
+        'div',
+        { class: 'matrix-wrap neuron-wrap' },
+        h(
+          'table',
+          { class: 'matrix neuron', 'data-name': 'neuron', role: 'table' },
+          ui.caption,
+          h(
+            'thead',
+            { role: 'rowgroup' },
+            h(
+              'tr',
+              { role: 'row' },
+              h('th', { scope: 'col', role: 'columnheader' }, 'key'),
+              ui.kHead,
+              ...['q∘k', 'score', 'scaled', 'weight'].map((t) => h('th', { scope: 'col', role: 'columnheader' }, t)),
+            ),
+          ),
+          ui.body,
+        ),
+      ),
+    );
   }
 
   update(state, r, { word: i, full }) {
-    const { steps, labels, T } = r, ui = this.ui, dk = steps.Q.cols;
+    const { steps, labels, T } = r,
+      ui = this.ui,
+      dk = steps.Q.cols;
     let maxAbs = 0;
     for (const v of steps.Q.data) maxAbs = Math.max(maxAbs, Math.abs(v));
     for (const v of steps.K.data) maxAbs = Math.max(maxAbs, Math.abs(v));
@@ -30,8 +58,12 @@ export class VectorsView {
     let productMax = 1e-9;
     for (const v of products.data) productMax = Math.max(productMax, Math.abs(v));
     const keys = keysAround(T, i, full);
-    const whose = r.kind === 'model' ? ` (layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: its learnt projections of the word)` : '';
-    const sumsTo = r.score === 'cosine' ? 'the dot product q·k, which divided by both lengths is the cosine score' : 'the dot product q·k, the score';
+    const whose =
+      r.kind === 'model'
+        ? ` (layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: its learnt projections of the word)`
+        : '';
+    const sumsTo =
+      r.score === 'cosine' ? 'the dot product q·k, which divided by both lengths is the cosine score' : 'the dot product q·k, the score';
     ui.intro.textContent = `The query vector of “${labels[i]}”${whose} and each key vector, one bar per dimension (blue above zero, orange below, both to the same scale). q∘k multiplies them entry by entry (its own scale); those products add up to ${sumsTo}, which scaled and softmaxed is the weight.${keysNote(T, keys)}`;
     ui.qName.textContent = `q (${labels[i]})`;
     vectorBars(ui.q, steps.Q.data.subarray(i * dk, (i + 1) * dk), maxAbs, `q of ${labels[i]}`);
@@ -39,7 +71,15 @@ export class VectorsView {
     ui.kHead.textContent = `k (${dk} numbers)`;
     while (ui.rows.length < keys.length) {
       const cell = (cls, ...kids) => h('td', { class: cls, role: 'cell' }, ...kids);
-      const row = { th: h('th', { scope: 'row', role: 'rowheader' }), k: vectorBars(), p: vectorBars(), score: cell('num'), scaled: cell('num'), wText: h('span'), bar: weightBar() };
+      const row = {
+        th: h('th', { scope: 'row', role: 'rowheader' }),
+        k: vectorBars(),
+        p: vectorBars(),
+        score: cell('num'),
+        scaled: cell('num'),
+        wText: h('span'),
+        bar: weightBar(),
+      };
       row.weight = cell('num weight', h('span', { class: 'wcell' }, row.wText, row.bar));
       row.tr = h('tr', { role: 'row' }, row.th, cell('spark k', row.k), cell('spark qk', row.p), row.score, row.scaled, row.weight);
       ui.body.append(row.tr);
@@ -51,7 +91,8 @@ export class VectorsView {
       setAttrs(text, {}, num(v, 4));
     };
     keys.forEach((j, n) => {
-      const row = ui.rows[n], l = labels[j];
+      const row = ui.rows[n],
+        l = labels[j];
       setAttrs(row.th, {}, l);
       vectorBars(row.k, steps.K.data.subarray(j * dk, (j + 1) * dk), maxAbs, `k of ${l}`);
       vectorBars(row.p, products.data.subarray(j * dk, (j + 1) * dk), productMax, `q∘k of ${labels[i]} and ${l}`);

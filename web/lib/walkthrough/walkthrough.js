@@ -16,7 +16,14 @@ import { WeightedStep, SumStep, AllStep } from './sums.js';
 import { VectorsView } from './vectors.js';
 import { MultiHeadStep } from './multihead.js';
 
-const MODES = { free: 'parameter-free (Q = K = V = X)', identity: 'identity', random: 'random (Xavier, seeded)', seed: 'seed 003’s own', edited: 'edited by hand', learnt: 'learnt (the trained model’s)' };
+const MODES = {
+  free: 'parameter-free (Q = K = V = X)',
+  identity: 'identity',
+  random: 'random (Xavier, seeded)',
+  seed: 'seed 003’s own',
+  edited: 'edited by hand',
+  learnt: 'learnt (the trained model’s)',
+};
 
 export class Walkthrough {
   /** options: { store, onUserChange() after the reader changes something here, showHeadsControl() } */
@@ -30,8 +37,17 @@ export class Walkthrough {
     const set = (changes) => this.change(changes);
     this.picker = new Picker((i) => set({ word: i }));
     this.steps = [
-      new InputsStep(), new WeightsStep(store, set), new QKVStep(), new ShapesTable(), new ScoresStep(), new SoftmaxStep(),
-      new WeightedStep(), new SumStep(), new AllStep(), new VectorsView(), new MultiHeadStep(set, showHeadsControl),
+      new InputsStep(),
+      new WeightsStep(store, set),
+      new QKVStep(),
+      new ShapesTable(),
+      new ScoresStep(),
+      new SoftmaxStep(),
+      new WeightedStep(),
+      new SumStep(),
+      new AllStep(),
+      new VectorsView(),
+      new MultiHeadStep(set, showHeadsControl),
     ];
     root.append(this.els.controls, this.els.message, this.els.note, this.picker.el, ...this.steps.map((s) => s.el));
     // Every step is drawn only while on screen; the others are marked stale and catch up as they scroll
@@ -58,7 +74,12 @@ export class Walkthrough {
     const e = (this.els = {});
     const f = (label, control) => h('label', { class: 'field', for: control.id }, h('span', {}, label), control);
     const c = (label, control) => h('label', { class: 'field', for: control.id }, control, h('span', {}, label));
-    e.input = h('select', { id: 'x-input' }, h('option', { value: 'sentence' }, 'the sentence above'), h('option', { value: 'seed003' }, 'seed 003’s example (3 inputs × 4)'));
+    e.input = h(
+      'select',
+      { id: 'x-input' },
+      h('option', { value: 'sentence' }, 'the sentence above'),
+      h('option', { value: 'seed003' }, 'seed 003’s example (3 inputs × 4)'),
+    );
     e.mode = h('select', { id: 'x-mode' }, ...Object.entries(MODES).map(([v, t]) => h('option', { value: v }, t)));
     e.dk = h('input', { id: 'x-dk', type: 'number', min: 1, max: 16, step: 1 });
     e.seed = h('input', { id: 'x-seed', type: 'number', min: 0, max: 9999, step: 1 });
@@ -68,16 +89,20 @@ export class Walkthrough {
     e.dkField = f('d_k = d_v', e.dk);
     e.seedField = f('seed', e.seed);
     e.biasField = c('biases', e.bias);
-    e.controls = h('div', { class: 'x-controls' },
+    e.controls = h(
+      'div',
+      { class: 'x-controls' },
       h('div', { class: 'row' }, f('Input', e.input), e.preset),
-      h('div', { class: 'row' }, f('Weights', e.mode), e.dkField, e.seedField, e.biasField, c('show whole matrices', e.full)));
+      h('div', { class: 'row' }, f('Weights', e.mode), e.dkField, e.seedField, e.biasField, c('show whole matrices', e.full)),
+    );
     e.message = h('p', { class: 'x-message', role: 'alert', hidden: true });
     e.note = h('p', { class: 'x-note muted', hidden: true });
-    const number = (input, key, lo, hi) => input.addEventListener('change', () => {
-      const n = Math.round(Number(input.value));
-      if (n >= lo && n <= hi) this.change({ [key]: n });
-      else input.value = String(this.store.state[key]);
-    });
+    const number = (input, key, lo, hi) =>
+      input.addEventListener('change', () => {
+        const n = Math.round(Number(input.value));
+        if (n >= lo && n <= hi) this.change({ [key]: n });
+        else input.value = String(this.store.state[key]);
+      });
     e.input.addEventListener('change', () => this.change({ input: e.input.value }));
     e.preset.addEventListener('click', () => this.change({ input: 'seed003' }));
     e.mode.addEventListener('change', () => this.change({ weights: e.mode.value }));
@@ -88,11 +113,16 @@ export class Walkthrough {
   }
 
   #syncControls(state, result) {
-    const e = this.els, model = result?.kind === 'model', imported = Boolean(this.store.sources.imported);
+    const e = this.els,
+      model = result?.kind === 'model',
+      imported = Boolean(this.store.sources.imported);
     e.input.value = state.input;
     e.mode.value = model ? 'learnt' : state.weights;
     for (const o of e.mode.options) {
-      o.hidden = (o.value === 'learnt') !== model || (o.value === 'seed' && state.input !== 'seed003') || (o.value === 'edited' && state.weights !== 'edited');
+      o.hidden =
+        (o.value === 'learnt') !== model ||
+        (o.value === 'seed' && state.input !== 'seed003') ||
+        (o.value === 'edited' && state.weights !== 'edited');
     }
     e.dk.value = String(result?.projection?.dk ?? state.dk);
     e.seed.value = String(state.seed);
@@ -107,7 +137,9 @@ export class Walkthrough {
   }
 
   render() {
-    const state = this.store.state, result = this.store.result, shown = this.store.shown;
+    const state = this.store.state,
+      result = this.store.result,
+      shown = this.store.shown;
     this.#syncControls(state, shown);
     const e = this.els;
     const problem = this.#problem(state, result, shown);
@@ -137,7 +169,8 @@ export class Walkthrough {
   }
 
   #problem(state, result, shown) {
-    if (this.store.sources.imported) return 'Imported attention holds only the weights: the steps below need the vectors, queries and keys, which the file does not have. Choose “Back to word vectors” in the figure to follow your sentence again.';
+    if (this.store.sources.imported)
+      return 'Imported attention holds only the weights: the steps below need the vectors, queries and keys, which the file does not have. Choose “Back to word vectors” in the figure to follow your sentence again.';
     if (result?.kind === 'cells') return result.message;
     if (!shown && result?.kind === 'empty') return 'Type a sentence above: the walkthrough follows it.';
     if (!shown && result) return `${result.message}${result.kind === 'loading' ? '' : ' (the walkthrough follows the figure).'}`;
@@ -149,7 +182,8 @@ export class Walkthrough {
     let text = '';
     if (r?.kind === 'model') {
       const { layer, head, rollout } = r.model;
-      text = `The walkthrough follows the figure’s trained model: layer ${layer + 1}, head ${head + 1}` +
+      text =
+        `The walkthrough follows the figure’s trained model: layer ${layer + 1}, head ${head + 1}` +
         `${rollout ? ' (the figure shows the rollout, which has no queries or keys of its own: this is its last layer)' : ''}. ` +
         `Every number is the model’s own, from its run in the core: learnt weights, scores ÷ √${r.projection.dk}, causal mask, no temperature.` +
         `${r.total ? ` The model reads the first ${r.cap} of the sentence’s ${count(r.total)} tokens.` : ''}`;
