@@ -234,6 +234,7 @@ function wrap(raw) {
     /**
      * Fill the blank (encoder only): token `position` (from 0) of the sentence replaced by [MASK];
      * { tokens (as written), position, guesses: the `top` words for the blank, run (the masked sentence's) }.
+     * @param {string} sentence @param {number} position @param {{ top?: number, keep?: readonly string[] }} [options]
      */
     fill(sentence, position, { top = 5, keep } = {}) {
       if (!this.#handle) throw new AttentionError('this model was deleted');
