@@ -1,19 +1,22 @@
 #!/usr/bin/python3
-"""Writes tests/reference/model_cases.txt: the committed data/model.bin run by PyTorch in float64 on fixed
-sentences, from the de-quantised weights (exactly the numbers the C++ core parses), through
-torch.nn.TransformerEncoderLayer. tests/core/test_model.cpp and tests/wasm/model.test.mjs check the core
-against it.
+"""Writes tests/reference/model_cases.txt and encoder_cases.txt: the committed data/model.bin (decoder) and
+data/encoder.bin run by PyTorch in float64 on fixed sentences, from the de-quantised weights (exactly the
+numbers the C++ core parses), through torch.nn.TransformerEncoderLayer. tests/core/test_model.cpp and
+tests/wasm/model.test.mjs check the core against them.
 
   /usr/bin/python3 model/make_golden.py
 
 Format (text, one item per line):
-  model <bytes> <fnv1a64 of data/model.bin, hex>      the file the cases were made from
+  model <bytes> <fnv1a64 of the model file, hex>      the file the cases were made from
   case <name>
   sentence <the text, to the end of the line>
-  token <text> <known|stemmed|unknown> <matched> <id>   one line per token
+  blank <position>                                      encoder only: the token replaced by [MASK], or -1
+                                                        for a run on the sentence as it is
+  token <text> <known|stemmed|unknown> <matched> <id>   one line per token of the sentence as written
   <name> <rows> <cols>                                  then rows·cols numbers on the next line:
       input (√d·E[ids] + PE), L<l>.H<h>.weights, L<l>.output, final_norm, rollout,
-      top5_ids, top5_logits, top5_probabilities (1 × 5, most probable first)"""
+      top5_ids, top5_logits, top5_probabilities (1 × 5, most probable first; the decoder's next word
+      after the last token, the encoder's guesses for the blank; never <unk> or [MASK])"""
 import pathlib
 import sys
 
@@ -24,6 +27,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tinylm  # noqa: E402
 
 OUT = tinylm.ROOT / "tests" / "reference" / "model_cases.txt"
+ENCODER_OUT = tinylm.ROOT / "tests" / "reference" / "encoder_cases.txt"
 SENTENCES = {
     "train_station": "the train left the station on time",
     "bank_check": "he cashed a check at the bank",
@@ -57,45 +61,84 @@ def write(lines, name, t):
     lines.append(" ".join(f"{v:.10g}" for v in t.flatten().tolist()))
 
 
+# The encoder's cases: (name, sentence, the token to blank out, or -1 for a plain run).
+ENCODER_CASES = [
+    ("train_station_run", SENTENCES["train_station"], -1),
+    ("train_station", SENTENCES["train_station"], 4),  # the train left the [station] on time
+    ("bank_check", SENTENCES["bank_check"], 6),         # he cashed a check at the [bank]
+    ("stemmed", SENTENCES["stemmed"], 1),               # the [trains] stopped at two stations
+    ("unknown_word", SENTENCES["unknown_word"], 3),     # the zorblaxian engineer [repaired] a broken bridge
+    ("full_context", SENTENCES["full_context"], 20),    # " he cashed a check at the [bank] " ; …
+]
+
+
+def top5(logits, mask_id, vocab, probabilities=None):
+    """The five most probable words, never <unk> (id 0) or [MASK] (the core skips them as well); their
+    probabilities stay the model's own, a softmax over the whole vocabulary."""
+    probabilities = torch.softmax(logits, dim=0) if probabilities is None else probabilities
+    allowed = logits.clone()
+    allowed[0] = float("-inf")
+    if mask_id:
+        allowed[mask_id] = float("-inf")
+    top = torch.topk(allowed, 5)
+    return top.indices, logits[top.indices], probabilities[top.indices]
+
+
+def run_case(lines, model, m, vocab, name, sentence, blank=None):
+    """One case: the tokens, every head's weights, each layer's output, LN_f, rollout and the top 5 of the
+    last position (decoder) or of the blank (encoder). blank: None for the decoder, else a position or -1."""
+    tokens = tokenize(sentence)
+    assert 1 <= len(tokens) <= m["context"], (name, len(tokens))
+    looked_up = [vocab.lookup(t) for t in tokens]
+    kinds = {kind for _, kind, _ in looked_up}
+    ids = [i for i, _, _ in looked_up]
+    if blank is not None and blank >= 0:
+        ids[blank] = m["mask_id"]
+    print(f"{name}: {len(tokens)} tokens, lookups {sorted(kinds)}" +
+          (f", blank at {blank} ({tokens[blank]})" if blank is not None and blank >= 0 else ""))
+    x0, weights, outputs, final = tinylm.run_with_attention(model, torch.tensor([ids]))
+    lines.append(f"case {name}")
+    lines.append(f"sentence {sentence}")
+    if blank is not None:
+        lines.append(f"blank {blank}")
+    for token, (i, kind, matched) in zip(tokens, looked_up):
+        lines.append(f"token {token} {kind} {matched or '<unk>'} {i}")
+    write(lines, "input", x0[0])
+    for l, (w, out) in enumerate(zip(weights, outputs)):
+        for h in range(w.shape[1]):
+            write(lines, f"L{l}.H{h}.weights", w[0, h])
+        write(lines, f"L{l}.output", out[0])
+    write(lines, "final_norm", final[0])
+    write(lines, "rollout", tinylm.rollout([w[0] for w in weights]))
+    if blank == -1:
+        return
+    position = len(tokens) - 1 if blank is None else blank
+    logits = final[0, position] @ model.embedding.weight.T
+    ids5, logits5, probabilities5 = top5(logits, m["mask_id"], vocab)
+    write(lines, "top5_ids", ids5.double())
+    write(lines, "top5_logits", logits5)
+    write(lines, "top5_probabilities", probabilities5)
+    print("  " + ("next" if blank is None else "blank") + ": " +
+          ", ".join(f"{m['vocab'][i]} {p:.3f}" for i, p in zip(ids5.tolist(), probabilities5.tolist())))
+    gaps = (logits5[:-1] - logits5[1:]).min().item()
+    print(f"  smallest gap between the top-5 logits: {gaps:.2e}; largest |output| "
+          f"{max(o.abs().max().item() for o in outputs):.2f}")
+
+
 def main():
     torch.set_default_dtype(torch.float64)
-    data = tinylm.MODEL_FILE.read_bytes()
-    m = tinylm.read_model(tinylm.MODEL_FILE)
-    model = tinylm.model_from_file(m, torch.float64)
-    vocab = tinylm.Vocabulary(m["vocab"])
-    lines = [f"model {len(data)} {fnv1a64(data):016x}"]
-    for name, sentence in SENTENCES.items():
-        tokens = tokenize(sentence)
-        assert 1 <= len(tokens) <= m["context"], (name, len(tokens))
-        looked_up = [vocab.lookup(t) for t in tokens]
-        kinds = {kind for _, kind, _ in looked_up}
-        print(f"{name}: {len(tokens)} tokens, lookups {sorted(kinds)}")
-        ids = torch.tensor([[i for i, _, _ in looked_up]])
-        x0, weights, outputs, final = tinylm.run_with_attention(model, ids)
-        lines.append(f"case {name}")
-        lines.append(f"sentence {sentence}")
-        for token, (i, kind, matched) in zip(tokens, looked_up):
-            lines.append(f"token {token} {kind} {matched or '<unk>'} {i}")
-        write(lines, "input", x0[0])
-        for l, (w, out) in enumerate(zip(weights, outputs)):
-            for h in range(w.shape[1]):
-                write(lines, f"L{l}.H{h}.weights", w[0, h])
-            write(lines, f"L{l}.output", out[0])
-        write(lines, "final_norm", final[0])
-        write(lines, "rollout", tinylm.rollout([w[0] for w in weights]))
-        logits = final[0, -1] @ model.embedding.weight.T
-        probabilities = torch.softmax(logits, dim=0)
-        top = torch.topk(logits, 5)
-        write(lines, "top5_ids", top.indices.double())
-        write(lines, "top5_logits", top.values)
-        write(lines, "top5_probabilities", probabilities[top.indices])
-        print("  next:", ", ".join(f"{m['vocab'][i]} {p:.3f}" for i, p in zip(top.indices.tolist(),
-                                                                            probabilities[top.indices].tolist())))
-        gaps = (top.values[:-1] - top.values[1:]).min().item()
-        print(f"  smallest gap between the top-5 logits: {gaps:.2e}; largest |output| "
-              f"{max(o.abs().max().item() for o in outputs):.2f}")
-    OUT.write_text("\n".join(lines) + "\n")
-    print(f"wrote {OUT} ({OUT.stat().st_size} bytes)")
+    for path, out, cases in ((tinylm.MODEL_FILE, OUT, [(name, s, None) for name, s in SENTENCES.items()]),
+                             (tinylm.ENCODER_FILE, ENCODER_OUT, ENCODER_CASES)):
+        data = path.read_bytes()
+        m = tinylm.read_model(path)
+        model = tinylm.model_from_file(m, torch.float64)
+        vocab = tinylm.Vocabulary(m["vocab"])
+        lines = [f"model {len(data)} {fnv1a64(data):016x}"]
+        print(f"-- {path.name}")
+        for name, sentence, blank in cases:
+            run_case(lines, model, m, vocab, name, sentence, blank)
+        out.write_text("\n".join(lines) + "\n")
+        print(f"wrote {out} ({out.stat().st_size} bytes)")
 
 
 if __name__ == "__main__":

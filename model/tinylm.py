@@ -15,7 +15,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "vectors"  # shared with data/build_vectors.sh: the same corpus file
 CORPUS = WORK / "corpus.txt"
 MODEL_FILE = ROOT / "data" / "model.bin"
+ENCODER_FILE = ROOT / "data" / "encoder.bin"
 UNK = "<unk>"
+MASK = "[MASK]"  # the encoder's blank: the last vocabulary entry; the tokenizer can never produce it
 VALIDATION_EVERY = 20  # corpus line i is held out when i % 20 == 19
 
 # ---- corpus ------------------------------------------------------------------------------------------
@@ -82,11 +84,12 @@ class Vocabulary:
         assert self.words[0] == UNK and len(self.index) == len(self.words)
 
     @staticmethod
-    def from_counts(train_lines, size):
-        """<unk> (id 0), then the `size` most frequent training tokens (ties broken alphabetically)."""
+    def from_counts(train_lines, size, mask=False):
+        """<unk> (id 0), then the `size` most frequent training tokens (ties broken alphabetically), then,
+        for the encoder, [MASK] (id size + 1)."""
         counts = Counter(t for line in train_lines for t in line)
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        return Vocabulary([UNK] + [w for w, _ in ranked[:size]])
+        return Vocabulary([UNK] + [w for w, _ in ranked[:size]] + ([MASK] if mask else []))
 
     def lookup(self, token):
         """(id, 'known' | 'stemmed' | 'unknown', matched word) exactly as the C++ core decides it."""
@@ -118,16 +121,19 @@ def sinusoidal_positions(T, d):
     return pe
 
 
-def make_model(vocab_size, d_model, heads, d_ff, layers, context, dropout):
+def make_model(vocab_size, d_model, heads, d_ff, layers, context, dropout, causal=True):
+    """The decoder (causal=True, model.bin) or the bidirectional encoder (causal=False, encoder.bin): the
+    same layers, only the attention mask differs."""
     import torch
     from torch import nn
 
     class TinyLM(nn.Module):
-        """x = √d·E[ids] + PE; pre-norm causal encoder layers; logits = LN_f(x)·Eᵀ (tied)."""
+        """x = √d·E[ids] + PE; pre-norm encoder layers (causal for the decoder); logits = LN_f(x)·Eᵀ (tied)."""
 
         def __init__(self):
             super().__init__()
             self.d_model, self.heads, self.d_ff, self.context = d_model, heads, d_ff, context
+            self.is_causal = causal
             self.embedding = nn.Embedding(vocab_size, d_model)
             # With the √d scale below, rows of E of norm ~1 give inputs as large as the positions.
             nn.init.normal_(self.embedding.weight, std=d_model ** -0.5)
@@ -136,13 +142,14 @@ def make_model(vocab_size, d_model, heads, d_ff, layers, context, dropout):
                 nn.TransformerEncoderLayer(d_model, heads, d_ff, dropout=dropout, activation="gelu",
                                            batch_first=True, norm_first=True) for _ in range(layers))
             self.final_norm = nn.LayerNorm(d_model)
-            causal = torch.triu(torch.full((context, context), float("-inf")), diagonal=1)
-            self.register_buffer("causal", causal, persistent=False)
+            upper = torch.triu(torch.full((context, context), float("-inf")), diagonal=1)
+            self.register_buffer("causal", upper, persistent=False)
 
         def hidden(self, ids):  # ids: B × T → LN_f(x): B × T × d
             T = ids.shape[1]
             x = self.embedding(ids) * math.sqrt(self.d_model) + self.positions[:T].to(self.embedding.weight.dtype)
-            mask = self.causal[:T, :T].to(x.dtype)
+            # The encoder's batches hold sequences of one length (train_encoder.py), so it needs no mask.
+            mask = self.causal[:T, :T].to(x.dtype) if self.is_causal else None
             for layer in self.layers:
                 x = layer(x, src_mask=mask)
             return self.final_norm(x)
@@ -153,14 +160,19 @@ def make_model(vocab_size, d_model, heads, d_ff, layers, context, dropout):
     return TinyLM()
 
 
-# ---- data/model.bin ------------------------------------------------------------------------------------
+# ---- data/model.bin and data/encoder.bin ---------------------------------------------------------------
 MAGIC, VERSION = b"ATTNLM", 1
+VERSION_2 = 2  # adds the mask token's id to the header and the flags below
 FLAG_CAUSAL, FLAG_GELU, FLAG_SINUSOIDAL = 1, 2, 4
+FLAG_INT8 = 8  # version 2: the layers' weight matrices are int8 with a float32 scale per output unit
 # magic, version, V, d_model, layers, heads, d_ff, context, flags, words_bytes, eps, embedding scale
 HEADER = struct.Struct("<6sH8I2f")
-# One layer's float16 tensors, in file order, in the core's row convention (W is d_in × d_out).
+# Version 2: the same, then mask_id (0: none) after words_bytes.
+HEADER_2 = struct.Struct("<6sH9I2f")
+# One layer's tensors, in file order, in the core's row convention (W is d_in × d_out).
 LAYER_TENSORS = ("norm1_gamma", "norm1_beta", "W_Q", "b_Q", "W_K", "b_K", "W_V", "b_V", "W_O", "b_O",
                  "norm2_gamma", "norm2_beta", "W1", "b1", "W2", "b2")
+MATRICES = ("W_Q", "W_K", "W_V", "W_O", "W1", "W2")  # int8 under FLAG_INT8; the vectors stay float16
 
 
 def layer_shapes(d, d_ff):
@@ -192,22 +204,45 @@ def quantise_rows(table):
     return scale, q
 
 
+def quantise_columns(matrix):
+    """A d_in × d_out weight matrix as int8 with one float32 scale per output unit (per column here, per
+    row of torch's weight): scale = max|column| / 127, q = round(x / scale) in [-127, 127]."""
+    import torch
+    scale, q = quantise_rows(torch.as_tensor(matrix).T)
+    return scale, q.T.contiguous()
+
+
 def write_model(path, m):
     """m: dict with vocab (list of words), d_model, layers, heads, d_ff, context, eps, embedding_scale,
     emb_scale (V float32), emb_q (V × d int8), layer_tensors (list of dicts of float tensors),
-    final_gamma, final_beta, captions (list of strings, empty or layers × heads)."""
+    final_gamma, final_beta, captions (list of strings, empty or layers × heads); for the encoder also
+    causal = False and mask_id, and int8 = True to store the layers' matrices as int8. A causal model
+    with float16 layers is written as version 1 (data/model.bin), anything else as version 2."""
     import numpy as np
     words = b"".join(bytes([len(w.encode("utf-8"))]) + w.encode("utf-8") for w in m["vocab"])
     assert all(0 < len(w.encode("utf-8")) < 256 for w in m["vocab"])
     V, d, d_ff = len(m["vocab"]), m["d_model"], m["d_ff"]
-    out = bytearray(HEADER.pack(MAGIC, VERSION, V, d, m["layers"], m["heads"], d_ff, m["context"],
-                                FLAG_CAUSAL | FLAG_GELU | FLAG_SINUSOIDAL, len(words), m["eps"], m["embedding_scale"]))
+    causal, int8, mask_id = m.get("causal", True), m.get("int8", False), m.get("mask_id", 0)
+    assert causal == (mask_id == 0), "an encoder has a mask token, a decoder none"
+    flags = (FLAG_CAUSAL if causal else 0) | FLAG_GELU | FLAG_SINUSOIDAL | (FLAG_INT8 if int8 else 0)
+    if causal and not int8:
+        out = bytearray(HEADER.pack(MAGIC, VERSION, V, d, m["layers"], m["heads"], d_ff, m["context"], flags,
+                                    len(words), m["eps"], m["embedding_scale"]))
+    else:
+        assert m["vocab"][mask_id] == MASK or causal
+        out = bytearray(HEADER_2.pack(MAGIC, VERSION_2, V, d, m["layers"], m["heads"], d_ff, m["context"], flags,
+                                      len(words), mask_id, m["eps"], m["embedding_scale"]))
     out += words
     out += np.asarray(m["emb_scale"], dtype="<f4").tobytes()
     out += np.asarray(m["emb_q"], dtype=np.int8).tobytes()
     shapes = layer_shapes(d, d_ff)
     for tensors in m["layer_tensors"]:
         for name in LAYER_TENSORS:
+            if int8 and name in MATRICES:
+                scale, q = quantise_columns(tensors[name])
+                assert tuple(q.shape) == shapes[name], (name, q.shape)
+                out += np.asarray(scale, dtype="<f4").tobytes() + np.asarray(q, dtype=np.int8).tobytes()
+                continue
             t = np.asarray(tensors[name], dtype="<f2")
             assert t.shape == shapes[name], (name, t.shape)
             assert np.isfinite(t).all(), name
@@ -224,13 +259,18 @@ def write_model(path, m):
 
 
 def read_model(path=MODEL_FILE):
-    """data/model.bin de-quantised to float32 numpy arrays exactly as the C++ core computes them
-    (scale × int8 in float32; float16 → float32 is exact)."""
+    """A model file (data/model.bin or data/encoder.bin) de-quantised to float32 numpy arrays exactly as
+    the C++ core computes them (scale × int8 in float32; float16 → float32 is exact)."""
     import numpy as np
     data = pathlib.Path(path).read_bytes()
-    magic, version, V, d, L, H, d_ff, context, flags, words_bytes, eps, emb_scale = HEADER.unpack_from(data, 0)
-    assert magic == MAGIC and version == VERSION, (magic, version)
-    pos = HEADER.size
+    if struct.unpack_from("<H", data, 6)[0] == VERSION_2:
+        magic, version, V, d, L, H, d_ff, context, flags, words_bytes, mask_id, eps, emb_scale = \
+            HEADER_2.unpack_from(data, 0)
+        pos = HEADER_2.size
+    else:
+        magic, version, V, d, L, H, d_ff, context, flags, words_bytes, eps, emb_scale = HEADER.unpack_from(data, 0)
+        mask_id, pos = 0, HEADER.size
+    assert magic == MAGIC and version in (VERSION, VERSION_2), (magic, version)
     words, end = [], pos + words_bytes
     while pos < end:
         n = data[pos]
@@ -252,7 +292,12 @@ def read_model(path=MODEL_FILE):
         tensors = {}
         for name in LAYER_TENSORS:
             n = int(np.prod(shapes[name]))
-            tensors[name] = take(n, "<f2", 2).astype(np.float32).reshape(shapes[name])
+            if flags & FLAG_INT8 and name in MATRICES:  # value (r, c) = scale[c] × q(r, c), in float32
+                column_scale = take(shapes[name][1], "<f4", 4).astype(np.float32)
+                values = take(n, np.int8, 1).reshape(shapes[name]).astype(np.float32)
+                tensors[name] = (values * column_scale[None, :]).astype(np.float32)
+            else:
+                tensors[name] = take(n, "<f2", 2).astype(np.float32).reshape(shapes[name])
         layers.append(tensors)
     final_gamma = take(d, "<f2", 2).astype(np.float32)
     final_beta = take(d, "<f2", 2).astype(np.float32)
@@ -266,7 +311,7 @@ def read_model(path=MODEL_FILE):
         pos += 2 + n
     assert pos == len(data), (pos, len(data))
     return {"vocab": words, "d_model": d, "layers": L, "heads": H, "d_ff": d_ff, "context": context, "flags": flags,
-            "eps": eps, "embedding_scale": emb_scale, "emb_scale": scale, "emb_q": q, "embedding": embedding,
+            "causal": bool(flags & FLAG_CAUSAL), "mask_id": mask_id, "int8": bool(flags & FLAG_INT8), "eps": eps, "embedding_scale": emb_scale, "emb_scale": scale, "emb_q": q, "embedding": embedding,
             "layer_tensors": layers, "final_gamma": final_gamma, "final_beta": final_beta, "captions": captions,
             "captions_offset": captions_offset, "size": len(data)}
 
@@ -295,7 +340,8 @@ def replace_captions(path, captions):
 def model_from_file(m, dtype):
     """A TinyLM holding the file's de-quantised weights (dropout 0, eval mode) in float32 or float64."""
     import torch
-    model = make_model(len(m["vocab"]), m["d_model"], m["heads"], m["d_ff"], m["layers"], m["context"], 0.0)
+    model = make_model(len(m["vocab"]), m["d_model"], m["heads"], m["d_ff"], m["layers"], m["context"], 0.0,
+                       causal=m["causal"])
     d = m["d_model"]
     with torch.no_grad():
         model.embedding.weight.copy_(torch.from_numpy(m["embedding"]))
@@ -329,7 +375,7 @@ def run_with_attention(model, ids):
         T = ids.shape[1]
         dtype = model.embedding.weight.dtype
         x = model.embedding(ids) * math.sqrt(model.d_model) + sinusoidal_positions(T, model.d_model).to(dtype)
-        mask = torch.triu(torch.full((T, T), float("-inf"), dtype=dtype), diagonal=1)
+        mask = torch.triu(torch.full((T, T), float("-inf"), dtype=dtype), diagonal=1) if model.is_causal else None
         inputs, weights, outputs = x, [], []
         for layer in model.layers:
             attention_input = layer.norm1(x)  # pre-norm: the attention sees LN1(x)

@@ -6,15 +6,17 @@
 //   attention_model_wasm.js, attention_model_wasm.wasm
 //                          the larger module that also runs the trained language model (its glue
 //                          minified); fetched only when the reader first picks "trained model"
-//   model.bin              data/model.bin, the trained model, fetched at the same moment
+//   model.bin              data/model.bin, the trained decoder, fetched at the same moment
+//   encoder.bin            data/encoder.bin, the trained encoder, fetched when the reader first picks it
 //   index.html, style.css  from web/
 //   load-early.js          from web/: starts compiling the core and reading the vectors before app.js runs
 // and the embeddable widget into build/site/widget/ (a folder that is also an npm package):
 //   attention-widget.js    web/widget/attention-widget.js, self-contained (core glue included) — <attention-figure>
 //   attention.js           the compute module alone (build/wasm/attention.js + glue), self-contained too
-//   attention_wasm.wasm, vectors.bin, attention_model_wasm.js/.wasm, model.bin, *.d.ts, package.json, README.md
+//   attention_wasm.wasm, vectors.bin, attention_model_wasm.js/.wasm, model.bin, encoder.bin, *.d.ts, package.json,
+//   README.md
 //   LICENSE                the project's MIT licence (also at build/site/)
-//   WORDNET-LICENSE        data/WORDNET-LICENSE (also at build/site/): vectors.bin and model.bin derive from
+//   WORDNET-LICENSE        data/WORDNET-LICENSE (also at build/site/): vectors.bin and the models derive from
 //                          WordNet 3.0, whose licence asks to travel with every copy
 // and examples/ (article-like pages embedding the widget) into build/site/examples/.
 // Needs the wasm build first:  emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm
@@ -43,12 +45,14 @@ const copies = [
   [join(root, 'data', 'vectors.bin'), 'vectors.bin'],
   [join(root, 'build', 'wasm', 'attention_wasm.wasm'), 'widget/attention_wasm.wasm'],
   [join(root, 'data', 'vectors.bin'), 'widget/vectors.bin'],
-  // The trained model and its module, beside each bundle: wasm/attention.js loads the module's glue
-  // relative to itself (that is, to the bundle), and core.js fetches model.bin from the same folder.
+  // The trained models and their module, beside each bundle: loader.js finds the module's glue and
+  // .wasm, model.bin and encoder.bin in the bundle's folder (or where setAssetBase() says).
   [join(root, 'build', 'wasm', 'attention_model_wasm.wasm'), 'attention_model_wasm.wasm'],
   [join(root, 'data', 'model.bin'), 'model.bin'],
+  [join(root, 'data', 'encoder.bin'), 'encoder.bin'],
   [join(root, 'build', 'wasm', 'attention_model_wasm.wasm'), 'widget/attention_model_wasm.wasm'],
   [join(root, 'data', 'model.bin'), 'widget/model.bin'],
+  [join(root, 'data', 'encoder.bin'), 'widget/encoder.bin'],
   [join(root, 'web', 'widget', 'attention-widget.d.ts'), 'widget/attention-widget.d.ts'],
   [join(root, 'wasm', 'attention.d.ts'), 'widget/attention.d.ts'],
   [join(root, 'web', 'widget', 'package.json'), 'widget/package.json'],
@@ -76,8 +80,8 @@ if (missing.length) {
     console.error('Build the WebAssembly module first (emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm).');
   }
   if (missing.includes(join(root, 'data', 'vectors.bin'))) console.error('Make the word vectors first (data/vectors.bin).');
-  if (missing.includes(join(root, 'data', 'model.bin')))
-    console.error('data/model.bin is missing (model/README.md says how to rebuild it).');
+  for (const file of ['model.bin', 'encoder.bin'])
+    if (missing.includes(join(root, 'data', file))) console.error(`data/${file} is missing (model/README.md says how to rebuild it).`);
   process.exit(1);
 }
 

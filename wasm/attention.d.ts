@@ -121,8 +121,8 @@ export interface ModelLayer<K extends Step = Step> {
    */
   attentionInput: Matrix;
   /**
-   * Each head's steps on LN1(x) (pre-norm), causal: weights are T×T with zeros above the diagonal. Only
-   * the steps in run's `keep` (all by default).
+   * Each head's steps on LN1(x) (pre-norm): weights are T×T; the decoder's are causal (zeros above the
+   * diagonal), the encoder's are not. Only the steps in run's `keep` (all by default).
    */
   heads: Pick<AttentionSteps, K>[];
   /** The heads' outputs side by side, T × heads·d_v. */
@@ -135,6 +135,14 @@ export interface ModelLayer<K extends Step = Step> {
   output: Matrix;
 }
 
+/** A word the model guesses, with its logit (LN_f(x_t)·E[id]) and probability. */
+export interface Prediction {
+  word: string;
+  id: number;
+  logit: number;
+  probability: number;
+}
+
 export interface ModelRun<K extends Step = Step> {
   tokens: ModelToken[];
   /** √d_model · E[ids] + sinusoidal positions, T × d_model. */
@@ -144,8 +152,12 @@ export interface ModelRun<K extends Step = Step> {
   finalNorm: Matrix;
   /** Attention rollout over all layers (Abnar & Zuidema 2020), T × T. */
   rollout: Matrix;
-  /** The most probable next words after the last token (softmax over the whole vocabulary), best first. */
-  predictions: { word: string; id: number; logit: number; probability: number }[];
+  /**
+   * Decoder: the most probable next words after the last token. Encoder: none from run(); in fill()'s run,
+   * the guesses for the blank. Best first; never '<unk>' or '[MASK]'. Each probability is the model's own,
+   * a softmax over the whole vocabulary ('<unk>' and '[MASK]' included), so they may sum to less than 1.
+   */
+  predictions: Prediction[];
   /** captions[layer][head]: what the head does on held-out text, measured (model/README.md). */
   captions: string[][];
 }
@@ -171,8 +183,27 @@ export interface ModelAttentionWeights {
   bo: Float32Array;
 }
 
-/** The tiny WordNet language model (data/model.bin), on the wasm heap. */
+/** fill()'s result: the blank, its guesses, and the run that made them. */
+export interface FilledBlank<K extends Step = Step> {
+  /** The sentence's tokens as written (the hidden word included). */
+  tokens: ModelToken[];
+  /** The blank: the index of the token that was replaced by '[MASK]'. */
+  position: number;
+  /** The `top` most probable words for the blank, best first (= run.predictions). */
+  guesses: Prediction[];
+  /** The encoder on the masked sentence: run.tokens[position] is '[MASK]'; every layer, head and the rollout. */
+  run: ModelRun<K>;
+}
+
+/**
+ * A tiny trained WordNet model on the wasm heap: the causal decoder (data/model.bin: each word sees only
+ * the words before it; predicts the next word) or the bidirectional encoder (data/encoder.bin: each word
+ * sees the whole sentence; fills in a blank).
+ */
 export interface LanguageModel {
+  readonly kind: 'decoder' | 'encoder';
+  /** The encoder's blank, '[MASK]'; undefined for the decoder. */
+  readonly maskToken?: string;
   readonly vocabularySize: number;
   readonly dModel: number;
   readonly heads: number;
@@ -182,10 +213,18 @@ export interface LanguageModel {
   readonly context: number;
   readonly captions: string[][];
   /**
-   * Tokenise, run every layer, roll out the attention, predict the `top` (default 5) next words. `keep`
-   * picks the steps each head returns, as in StepOptions (default: all seven).
+   * Tokenise, run every layer, roll out the attention; the decoder also predicts the `top` (default 5)
+   * next words (the encoder predicts nothing here: see fill). `keep` picks the steps each head returns,
+   * as in StepOptions (default: all seven).
    */
   run<K extends Step = Step>(sentence: string, options?: { top?: number; keep?: readonly K[] }): ModelRun<K>;
+  /**
+   * Encoder only: replace token `position` (0 … tokens − 1) of the sentence by '[MASK]', run the encoder and
+   * return the `top` (default 5) guesses for it with that run. Throws an AttentionError for the decoder
+   * ("needs an encoder"), a position outside the sentence (the message gives the range), or a sentence
+   * the context cannot hold.
+   */
+  fill<K extends Step = Step>(sentence: string, position: number, options?: { top?: number; keep?: readonly K[] }): FilledBlank<K>;
   /**
    * Layer `layer`'s (0 … layers − 1) learnt attention weights, copied out (JS-owned). A layer that is not
    * a whole number in range throws an AttentionError naming the valid range.
@@ -238,8 +277,9 @@ export interface AttentionCore {
   /** Parse the project's vectors file (data/vectors.bin). */
   loadVectors(bytes: Uint8Array | ArrayBuffer): WordVectors;
   /**
-   * Parse the tiny language model (data/model.bin); throws AttentionError for bytes that are not one.
-   * Only in the module from loadAttentionWithModel(); loadAttention()'s module throws.
+   * Parse a tiny trained model (data/model.bin, the decoder, or data/encoder.bin, the encoder; `kind`
+   * says which); throws AttentionError for bytes that are not one. Only in the module from
+   * loadAttentionWithModel(); loadAttention()'s module throws.
    */
   loadModel(bytes: Uint8Array | ArrayBuffer): LanguageModel;
   /** The wasm memory, for leak tests: heap size, bytes in use by malloc, live Embind handles and objects (null where the build has no count). */
@@ -249,15 +289,20 @@ export interface AttentionCore {
 export interface LoadOptions {
   /** The .wasm bytes (required under node; in browsers the file next to the glue is fetched). */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** Where to find attention_wasm.wasm when fetching (browser); default: beside the glue script. */
+  /**
+   * Where to find a file of the module when fetching (browser): attention_wasm.wasm, or for
+   * loadAttentionWithModel attention_model_wasm.wasm and its glue attention_model_wasm.js. Default: beside
+   * attention.js.
+   */
   locateFile?: (path: string, scriptDirectory: string) => string;
 }
 
 /** Instantiates the module once per call; share the result. */
 export function loadAttention(options?: LoadOptions): Promise<AttentionCore>;
 /**
- * The same API from the larger module that also holds the language model (loadModel): it loads
- * attention_model_wasm.js beside this file; under node pass wasmBinary = attention_model_wasm.wasm.
+ * The same API from the larger module that also holds the trained models (loadModel): it imports
+ * attention_model_wasm.js beside this file, or where options.locateFile puts it; under node pass
+ * wasmBinary = attention_model_wasm.wasm.
  */
 export function loadAttentionWithModel(options?: LoadOptions): Promise<AttentionCore>;
 /** Helper: build a Matrix from rows. */

@@ -147,13 +147,18 @@ export async function loadAttention(options = {}) {
 }
 
 /**
- * The same API from the larger module that also holds the tiny WordNet language model (loadModel):
- * attention_model_wasm.js + .wasm beside this file. Under node pass {wasmBinary} (attention_model_wasm.wasm).
+ * The same API from the larger module that also holds the tiny WordNet models (loadModel):
+ * attention_model_wasm.js + .wasm, beside this file unless options.locateFile says where (it is asked for
+ * 'attention_model_wasm.js' as well as for the .wasm). Under node pass {wasmBinary} (attention_model_wasm.wasm).
  */
 /** @param {import('./attention.js').LoadOptions} [options] @returns {Promise<import('./attention.js').AttentionCore>} */
 export async function loadAttentionWithModel(options = {}) {
   // A computed specifier, so bundlers leave the model's glue out of the page's and widget's bundles.
-  const glue = new URL('./attention_model_wasm.js', import.meta.url).href;
+  const beside = new URL('./', import.meta.url).href;
+  const glue =
+    typeof options.locateFile === 'function'
+      ? new URL(options.locateFile('attention_model_wasm.js', beside), beside).href
+      : new URL('attention_model_wasm.js', beside).href;
   const { default: createAttentionModelModule } = await import(glue);
   return wrap(await createAttentionModelModule(options));
 }
@@ -208,6 +213,12 @@ function wrap(raw) {
     }
   }
 
+  const asTop = (top) => {
+    if (!Number.isInteger(top) || top < 0) throw new AttentionError(`top must be a whole number ≥ 0, got ${JSON.stringify(top)}`);
+    return top;
+  };
+
+  /** A trained model: kind 'decoder' (model.bin, causal) or 'encoder' (encoder.bin, bidirectional, fill). */
   class LanguageModel {
     #handle;
     constructor(handle) {
@@ -218,8 +229,18 @@ function wrap(raw) {
     run(sentence, { top = 5, keep } = {}) {
       if (!this.#handle) throw new AttentionError('this model was deleted');
       if (typeof sentence !== 'string') throw new AttentionError('run needs a string');
-      if (!Number.isInteger(top) || top < 0) throw new AttentionError(`top must be a whole number ≥ 0, got ${JSON.stringify(top)}`);
-      return checked(this.#handle.run(sentence, top, keepMask(keep)));
+      return checked(this.#handle.run(sentence, asTop(top), keepMask(keep)));
+    }
+    /**
+     * Fill the blank (encoder only): token `position` (from 0) of the sentence replaced by [MASK];
+     * { tokens (as written), position, guesses: the `top` words for the blank, run (the masked sentence's) }.
+     * @param {string} sentence @param {number} position @param {{ top?: number, keep?: readonly string[] }} [options]
+     */
+    fill(sentence, position, { top = 5, keep } = {}) {
+      if (!this.#handle) throw new AttentionError('this model was deleted');
+      if (typeof sentence !== 'string') throw new AttentionError('fill needs a string');
+      if (!Number.isInteger(position)) throw new AttentionError(`position must be a whole number, got ${JSON.stringify(position)}`);
+      return checked(this.#handle.fill(sentence, position, asTop(top), keepMask(keep)));
     }
     /**
      * Layer `layer`'s (from 0) learnt attention weights, copied out of the core: heads[h] = {Wq, Wk, Wv}

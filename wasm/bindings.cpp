@@ -322,7 +322,58 @@ val to_js_vector(const Vector& v) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(static_cast<std::size_t>(v.size()), v.data()));
 }
 
-// The language model lives on the wasm heap between calls; JS must delete() it.
+// The tokens of a run, each with its lookup (known, stemmed, unknown) and vocabulary id.
+val tokens_to_js(const std::vector<ModelToken>& tokens) {
+  val out = val::array();
+  for (const ModelToken& t : tokens) {
+    val token = val::object();
+    put(token, "text", t.text);
+    put(token, "lookup", std::string(lookup_name(t.lookup)));
+    put(token, "matched", t.matched);
+    put(token, "id", static_cast<double>(t.id));
+    push(out, token);
+  }
+  return out;
+}
+
+// The JS object of a run: the tokens, every step of every layer (of each head's steps only the kept
+// ones, see to_js), the rollout, the predictions and the captions.
+val run_to_js(const ModelRun& r, unsigned keep, const val& captions) {
+  val out = val::object();
+  put(out, "tokens", tokens_to_js(r.tokens));
+  put(out, "input", to_js(r.steps.input));
+  val layers = val::array();
+  for (const LayerSteps& layer : r.steps.layers) {
+    val heads = val::array();
+    for (const AttentionSteps& head : layer.attention.heads) push(heads, to_js(head, keep));
+    val steps = val::object();
+    put(steps, "attentionInput", to_js(layer.attention_input));  // LN1(x): what the heads read
+    put(steps, "heads", heads);
+    put(steps, "concat", to_js(layer.attention.concat));           // the heads' outputs side by side
+    put(steps, "multiHeadOutput", to_js(layer.attention.output));  // concat·W_O + b_O
+    put(steps, "afterAttention", to_js(layer.after_attention));
+    put(steps, "output", to_js(layer.output));
+    push(layers, steps);
+  }
+  put(out, "layers", layers);
+  put(out, "finalNorm", to_js(r.final_norm));
+  put(out, "rollout", to_js(r.rollout));
+  val predictions = val::array();
+  for (const Prediction& p : r.predictions) {
+    val prediction = val::object();
+    put(prediction, "word", p.word);
+    put(prediction, "id", static_cast<double>(p.id));
+    put(prediction, "logit", static_cast<double>(p.logit));
+    put(prediction, "probability", static_cast<double>(p.probability));
+    push(predictions, prediction);
+  }
+  put(out, "predictions", predictions);
+  put(out, "captions", captions);
+  return out;
+}
+
+// The language model (the decoder of model.bin or the encoder of encoder.bin) lives on the wasm heap
+// between calls; JS must delete() it.
 class LanguageModelHandle {
  public:
   // Returns null on success, or an Error saying why the bytes are not a model file.
@@ -335,64 +386,45 @@ class LanguageModelHandle {
     });
   }
 
-  // Hyperparameters and the head captions ([layer][head]).
+  // Hyperparameters, the kind of model and the head captions ([layer][head]).
   val info() const {
     val out = val::object();
+    put(out, "kind", std::string(model_.causal ? "decoder" : "encoder"));
     put(out, "vocabularySize", static_cast<double>(model_.vocabulary.size()));
     put(out, "dModel", static_cast<double>(model_.d_model));
     put(out, "heads", static_cast<double>(model_.heads));
     put(out, "layers", static_cast<double>(model_.layers.size()));
     put(out, "dFF", static_cast<double>(model_.d_ff));
     put(out, "context", static_cast<double>(model_.context));
+    if (!model_.causal) put(out, "maskToken", model_.vocabulary[static_cast<std::size_t>(model_.mask_id)]);
     put(out, "captions", captions());
     return out;
   }
 
-  // Every step of the forward pass on a sentence (of each head's steps only the kept ones, see to_js),
-  // the rollout and the top_k next words.
+  // Every step of the forward pass on a sentence, the rollout and (decoder) the top_k next words.
   val run(std::string text, unsigned top_k, unsigned keep) const {
     return guarded([&] {
       if (!loaded_) throw AttentionError("no model is loaded");
-      const ModelRun r = run_model(model_, text, top_k);
+      return run_to_js(run_model(model_, text, top_k), keep, captions());
+    });
+  }
+
+  // Fill the blank (encoder): the sentence's tokens as written, the blank's position, the top_k guesses
+  // for it, and the run on the sentence with that token replaced by [MASK].
+  val fill(std::string text, double position, unsigned top_k, unsigned keep) const {
+    return guarded([&] {
+      if (!loaded_) throw AttentionError("no model is loaded");
+      // position arrives as a JS number: clamped into Index's range (32 bits in wasm32) before the cast;
+      // fill_blank names the valid range.
+      const Index at = static_cast<Index>(
+          std::clamp(position, double(std::numeric_limits<int>::min()), double(std::numeric_limits<int>::max())));
+      const FilledBlank blank = fill_blank(model_, text, at, top_k);
+      val run = run_to_js(blank.run, keep, captions());
       val out = val::object();
-      val tokens = val::array();
-      for (const ModelToken& t : r.tokens) {
-        val token = val::object();
-        put(token, "text", t.text);
-        put(token, "lookup", std::string(lookup_name(t.lookup)));
-        put(token, "matched", t.matched);
-        put(token, "id", static_cast<double>(t.id));
-        push(tokens, token);
-      }
-      put(out, "tokens", tokens);
-      put(out, "input", to_js(r.steps.input));
-      val layers = val::array();
-      for (const LayerSteps& layer : r.steps.layers) {
-        val heads = val::array();
-        for (const AttentionSteps& head : layer.attention.heads) push(heads, to_js(head, keep));
-        val steps = val::object();
-        put(steps, "attentionInput", to_js(layer.attention_input));  // LN1(x): what the heads read
-        put(steps, "heads", heads);
-        put(steps, "concat", to_js(layer.attention.concat));           // the heads' outputs side by side
-        put(steps, "multiHeadOutput", to_js(layer.attention.output));  // concat·W_O + b_O
-        put(steps, "afterAttention", to_js(layer.after_attention));
-        put(steps, "output", to_js(layer.output));
-        push(layers, steps);
-      }
-      put(out, "layers", layers);
-      put(out, "finalNorm", to_js(r.final_norm));
-      put(out, "rollout", to_js(r.rollout));
-      val predictions = val::array();
-      for (const Prediction& p : r.predictions) {
-        val prediction = val::object();
-        put(prediction, "word", p.word);
-        put(prediction, "id", static_cast<double>(p.id));
-        put(prediction, "logit", static_cast<double>(p.logit));
-        put(prediction, "probability", static_cast<double>(p.probability));
-        push(predictions, prediction);
-      }
-      put(out, "predictions", predictions);
-      put(out, "captions", captions());
+      put(out, "tokens", tokens_to_js(blank.tokens));
+      put(out, "position", static_cast<double>(blank.position));
+      put(out, "guesses", run["predictions"]);
+      put(out, "run", run);
       return out;
     });
   }
@@ -485,6 +517,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("load", &LanguageModelHandle::load)
       .function("info", &LanguageModelHandle::info)
       .function("run", &LanguageModelHandle::run)
+      .function("fill", &LanguageModelHandle::fill)
       .function("attentionWeights", &LanguageModelHandle::attention_weights);
 #endif
 }

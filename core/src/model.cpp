@@ -1,15 +1,16 @@
-// The tiny language model: tokens, the forward pass and attention rollout (parsing is in model_file.cpp).
+// The tiny trained models: tokens, the forward pass (decoder or encoder), the guesses (next word, or a
+// blank's) and attention rollout (parsing is in model_file.cpp).
 #include "attention/model.hpp"
 
 #include "checks.hpp"
 #include "word_table.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 namespace attn {
 
 using detail::fail;
+using detail::ll;
 using detail::ull;
 
 Index LanguageModel::find(std::string_view word) const {
@@ -47,6 +48,46 @@ std::vector<ModelToken> model_tokens(const LanguageModel& model, std::string_vie
   return tokens;
 }
 
+namespace {
+
+// The top k words for one position of a run: logits = LN_f(x_t)·Eᵀ with the output head tied to the
+// embedding, softmax over the whole vocabulary, <unk> and [MASK] skipped (Prediction says why).
+std::vector<Prediction> predict(const LanguageModel& model, const ModelRun& run, Index t, std::size_t top_k) {
+  const auto row = run.final_norm.row(t);          // 1 × d_model
+  Eigen::VectorXf logits(model.embedding.rows());  // V
+  // One dot product per word rather than a matrix-vector product: the same V·d multiply-adds, and the
+  // wasm is spared a second GEMV kernel.
+  for (Index v = 0; v < logits.size(); ++v) logits(v) = model.embedding.row(v).dot(row);
+  // Weights large enough to overflow float32 here would give inf − inf = NaN probabilities: refuse them
+  // by name, like every other step of the core (found by tests/fuzz/fuzz_model).
+  if (!logits.allFinite())
+    fail("%s logits overflow float32 (the model's weights are too large for a finite result)",
+         model.causal ? "next-word" : "fill-the-blank");
+  const Matrix probabilities = softmax(logits.transpose());  // 1 × V
+
+  std::vector<Index> order;
+  order.reserve(static_cast<std::size_t>(logits.size()));
+  for (Index v = 1; v < logits.size(); ++v)  // from 1: id 0 is <unk>
+    if (v != model.mask_id) order.push_back(v);
+  const std::size_t k = std::min(top_k, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                    [&](Index a, Index b) { return logits(a) > logits(b) || (logits(a) == logits(b) && a < b); });
+  std::vector<Prediction> out;
+  for (std::size_t i = 0; i < k; ++i) {
+    const Index id = order[i];
+    out.push_back({id, model.vocabulary[static_cast<std::size_t>(id)], logits(id), probabilities(0, id)});
+  }
+  return out;
+}
+
+std::vector<Index> ids_of(const std::vector<ModelToken>& tokens) {
+  std::vector<Index> ids;
+  for (const ModelToken& t : tokens) ids.push_back(t.id);
+  return ids;
+}
+
+}  // namespace
+
 ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, std::size_t top_k) {
   const Index T = static_cast<Index>(ids.size());
   if (model.layers.empty()) fail("the language model has no layers: parse a model file first");
@@ -60,49 +101,52 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
   const Matrix x = model.embedding_scale * embed_tokens(model.embedding, ids)  // T × d_model
                    + model.positions.topRows(T);                               // T × d_model
 
-  // 2. The decoder layers, each x = x + MHA(LN1(x)); x = x + FFN(LN2(x)), attention masked so token t
-  //    sees tokens 0..t only (what the model was trained with: it predicts the next word).
-  run.steps = decoder(x, model.layers);  // steps.output: T × d_model
+  // 2. The layers, each x = x + MHA(LN1(x)); x = x + FFN(LN2(x)), with the attention each model was
+  //    trained with: the decoder's masked so token t sees tokens 0..t only (it predicts the next word),
+  //    the encoder's unmasked (it fills a blank from both sides), both scaled dot-product.
+  if (model.causal) {
+    run.steps = decoder(x, model.layers);  // steps.output: T × d_model
+  } else {
+    AttentionOptions bidirectional;
+    bidirectional.score = Score::ScaledDot;
+    run.steps = encoder(x, model.layers, NormPlacement::Pre, bidirectional);
+  }
 
   // 3. Final LayerNorm.
   run.final_norm = layer_norm(run.steps.output, model.final_gamma, model.final_beta);  // T × d_model
 
-  // 4. Next-word logits from the last position, with the output head tied to the embedding:
-  //    logits = LN_f(x_T)·Eᵀ.
-  //    (One dot product per word rather than a matrix-vector product: the same V·d multiply-adds, and
-  //    the wasm is spared a second GEMV kernel.)
-  const auto last = run.final_norm.row(T - 1);     // 1 × d_model
-  Eigen::VectorXf logits(model.embedding.rows());  // V
-  for (Index v = 0; v < logits.size(); ++v) logits(v) = model.embedding.row(v).dot(last);
-  // Weights large enough to overflow float32 here would give inf − inf = NaN probabilities: refuse them
-  // by name, like every other step of the core (found by tests/fuzz/fuzz_model).
-  if (!logits.allFinite())
-    fail("next-word logits overflow float32 (the model's weights are too large for a finite result)");
+  // 4. The decoder's next words, from the last position (the encoder's guesses are fill_blank's).
+  if (model.causal) run.predictions = predict(model, run, T - 1, top_k);
 
-  // 5. softmax over the vocabulary, and the top k.
-  const Matrix probabilities = softmax(logits.transpose());  // 1 × V
-  std::vector<Index> order(static_cast<std::size_t>(logits.size()));
-  std::iota(order.begin(), order.end(), Index{0});
-  const std::size_t k = std::min(top_k, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                    [&](Index a, Index b) { return logits(a) > logits(b) || (logits(a) == logits(b) && a < b); });
-  for (std::size_t i = 0; i < k; ++i) {
-    const Index id = order[i];
-    run.predictions.push_back({id, model.vocabulary[static_cast<std::size_t>(id)], logits(id), probabilities(0, id)});
-  }
-
-  // 6. Attention rollout through all layers.
+  // 5. Attention rollout through all layers.
   run.rollout = attention_rollout(run.steps);
   return run;
 }
 
 ModelRun run_model(const LanguageModel& model, std::string_view text, std::size_t top_k) {
   std::vector<ModelToken> tokens = model_tokens(model, text);
-  std::vector<Index> ids;
-  for (const ModelToken& t : tokens) ids.push_back(t.id);
-  ModelRun run = run_model(model, ids, top_k);
+  ModelRun run = run_model(model, ids_of(tokens), top_k);
   run.tokens = std::move(tokens);
   return run;
+}
+
+FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index position, std::size_t top_k) {
+  if (model.causal || model.mask_id < 0)
+    fail("fill-the-blank needs an encoder (a model trained with a [MASK] token); this model is a causal decoder");
+  FilledBlank out;
+  out.tokens = model_tokens(model, text);
+  const Index T = static_cast<Index>(out.tokens.size());
+  if (position < 0 || position >= T)
+    fail("position %lld is not a token of the sentence: it has %lld tokens, numbered 0 to %lld", ll(position), ll(T),
+         ll(T - 1));
+  out.position = position;
+  std::vector<ModelToken> masked = out.tokens;
+  const std::string& mask = model.vocabulary[static_cast<std::size_t>(model.mask_id)];
+  masked[static_cast<std::size_t>(position)] = {mask, Lookup::Known, mask, model.mask_id};
+  out.run = run_model(model, ids_of(masked), top_k);
+  out.run.tokens = std::move(masked);
+  out.run.predictions = predict(model, out.run, position, top_k);
+  return out;
 }
 
 Matrix attention_rollout(const std::vector<std::vector<Matrix>>& weights) {

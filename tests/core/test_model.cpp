@@ -1,6 +1,7 @@
-// The tiny language model: the model-file parser (well-formed and corrupted bytes), tokens, causality,
-// attention rollout on a hand-checked case, the committed data/model.bin against PyTorch
-// (tests/reference/model_cases.txt, made by model/make_golden.py), and the committed file's sanity.
+// The tiny trained models: the model-file parser (well-formed and corrupted bytes, versions 1 and 2,
+// float16 and int8 layers), tokens, causality and its absence, fill-the-blank, attention rollout on a
+// hand-checked case, the committed data/model.bin against PyTorch (tests/reference/model_cases.txt,
+// made by model/make_golden.py), and the committed file's sanity.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -34,16 +35,31 @@ std::uint16_t to_half(float v) {
 }
 
 // A small model file in the format of model/README.md, with every tensor kept so tests can compare
-// what the parser returns, and the byte offsets of a few fields so tests can corrupt them.
+// what the parser returns, and the byte offsets of a few fields so tests can corrupt them. By default a
+// version 1 decoder; encoder() makes it a version 2 encoder (with int8 layer matrices if asked).
 struct ModelFile {
   std::vector<std::string> words = {"<unk>", "the", "train", "station", "left"};
   std::uint32_t d = 4, heads = 2, layers = 1, d_ff = 8, context = 4, flags = 7;
+  std::uint16_t version = 1;
+  std::uint32_t mask_id = 0;  // version 2 only
   float eps = 1e-5f, embedding_scale = 2.0f;
   std::vector<float> scales;
   std::vector<std::int8_t> values;
   std::map<std::string, Matrix> tensors;  // "L0.W_Q", …, "final_gamma": as written
   std::vector<std::string> captions = {"previous word: 70% of its weight on average", "spread out"};
-  std::size_t version_at = 6, heads_at = 20, words_at = 48, first_weight_at = 0, captions_at = 0;
+  std::size_t version_at = 6, heads_at = 20, flags_at = 32, mask_id_at = 40, first_weight_at = 0, captions_at = 0;
+
+  // Version 2, bidirectional, "[MASK]" as the last word; int8: the layers' matrices as int8 with a scale
+  // per column (the test weights are multiples of 1/64 in [-1, 1], so a scale of 1/64 keeps them exact).
+  ModelFile& encoder(bool int8 = false) {
+    words.push_back("[MASK]");
+    scales.push_back(0.0625f);
+    for (std::uint32_t k = 0; k < d; ++k) values.push_back(static_cast<std::int8_t>(k + 1));
+    version = 2;
+    flags = 2 | 4 | (int8 ? 8 : 0);
+    mask_id = static_cast<std::uint32_t>(words.size() - 1);
+    return *this;
+  }
 
   explicit ModelFile(unsigned seed = 7) {
     std::mt19937 rng(seed);
@@ -93,10 +109,11 @@ struct ModelFile {
     };
     std::string blob;
     for (const auto& w : words) blob += static_cast<char>(w.size()) + w;
-    u16(1);
+    u16(version);
     for (std::uint32_t v : {static_cast<std::uint32_t>(words.size()), d, layers, heads, d_ff, context, flags,
                             static_cast<std::uint32_t>(blob.size())})
       u32(v);
+    if (version == 2) u32(mask_id);
     f32(eps);
     f32(embedding_scale);
     out.insert(out.end(), blob.begin(), blob.end());
@@ -105,6 +122,12 @@ struct ModelFile {
     first_weight_at = out.size();
     auto half_tensor = [&](const std::string& name) {
       const Matrix& m = tensors.at(name);
+      if ((flags & 8) && name.find(".W") != std::string::npos) {  // int8: scales, then values
+        for (Index j = 0; j < m.cols(); ++j) f32(1.0f / 64);
+        for (Index i = 0; i < m.rows(); ++i)
+          for (Index j = 0; j < m.cols(); ++j) out.push_back(static_cast<std::uint8_t>(std::lround(m(i, j) * 64)));
+        return;
+      }
       for (Index i = 0; i < m.rows(); ++i)
         for (Index j = 0; j < m.cols(); ++j) u16(to_half(m(i, j)));
     };
@@ -213,8 +236,8 @@ TEST_CASE("model file: bad bytes are refused with messages that name the problem
   REQUIRE_THROWS_WITH(parse(b), Contains("not a model file") && Contains("ATTNLM"));
   REQUIRE_THROWS_WITH(LanguageModel::parse(nullptr, 0), Contains("not a model file"));
   b = good;
-  b[f.version_at] = 2;
-  REQUIRE_THROWS_WITH(parse(b), Contains("version 2 is not supported"));
+  b[f.version_at] = 3;
+  REQUIRE_THROWS_WITH(parse(b), Contains("version 3 is not supported"));
 
   // Every truncation is an AttentionError, never a read past the end.
   for (std::size_t n = 0; n < good.size(); ++n) {
@@ -312,8 +335,9 @@ TEST_CASE("model forward: causal, and the predictions are the softmax of the tie
   REQUIRE(whole.steps.layers[0].attention.heads[0].weights(0, 1) == 0.0f);
   // x₀ = scale · E[ids] + PE
   require_close(whole.steps.input.row(1), 2.0f * m.embedding.row(2) + m.positions.row(1), 1e-6f);
-  // Predictions: every word of the vocabulary ranked by LN_f(x_T)·Eᵀ, probabilities its softmax.
-  REQUIRE(whole.predictions.size() == 5);
+  // Predictions: every word of the vocabulary but <unk> ranked by LN_f(x_T)·Eᵀ, probabilities its softmax
+  // over the whole vocabulary.
+  REQUIRE(whole.predictions.size() == 4);
   const Eigen::VectorXf logits = m.embedding * whole.final_norm.row(3).transpose();
   const double total = logits.cast<double>().array().exp().sum();
   float previous = 2;
@@ -321,11 +345,12 @@ TEST_CASE("model forward: causal, and the predictions are the softmax of the tie
     REQUIRE(p.logit == Approx(logits(p.id)).margin(1e-6));
     REQUIRE(p.probability == Approx(std::exp(double(logits(p.id))) / total).margin(1e-6));
     REQUIRE(p.word == m.vocabulary[static_cast<std::size_t>(p.id)]);
+    REQUIRE(p.id != 0);
     REQUIRE(p.probability <= previous);
     previous = p.probability;
   }
   REQUIRE(run_model(m, "the train", 2).predictions.size() == 2);
-  REQUIRE(run_model(m, "the train", 99).predictions.size() == 5);
+  REQUIRE(run_model(m, "the train", 99).predictions.size() == 4);
 }
 
 TEST_CASE("model forward: next-word logits that overflow float32 are refused, not turned into NaN", "[model][errors]") {
@@ -338,6 +363,182 @@ TEST_CASE("model forward: next-word logits that overflow float32 are refused, no
   f.tensors["final_beta"].setConstant(60000.0f);  // LN_f(x) = 60000 in every dimension
   const LanguageModel m = parse(f.bytes());
   REQUIRE_THROWS_WITH(run_model(m, "the train"), Contains("logits overflow float32"));
+}
+
+TEST_CASE("model forward: <unk> is never predicted, even as the most probable next word", "[model]") {
+  // LN_f(x) = 1 in every dimension, and <unk>'s embedding row is the largest: its logit (256) is far above
+  // every word's (at most 80).
+  ModelFile f;
+  f.scales[0] = 1.0f;
+  for (std::uint32_t k = 0; k < f.d; ++k) f.values[k] = 64;
+  f.tensors["final_gamma"].setZero();
+  f.tensors["final_beta"].setConstant(1.0f);
+  const LanguageModel m = parse(f.bytes());
+  const ModelRun run = run_model(m, "the train", 9);
+  REQUIRE(run.predictions.size() == 4);
+  for (const Prediction& p : run.predictions) REQUIRE(p.id != 0);
+  // The probabilities stay the model's own: <unk> takes almost all of it.
+  REQUIRE(run.predictions[0].probability < 1e-6f);
+}
+
+TEST_CASE("encoder file: version 2, every tensor in place, float16 or int8 layer matrices", "[model][encoder]") {
+  for (const bool int8 : {false, true}) {
+    INFO((int8 ? "int8" : "float16") << " layer matrices");
+    ModelFile f;
+    f.encoder(int8);
+    const LanguageModel m = parse(f.bytes());
+    REQUIRE(!m.causal);
+    REQUIRE(m.mask_id == 5);
+    REQUIRE(m.vocabulary.size() == 6);
+    REQUIRE(m.vocabulary[5] == "[MASK]");
+    REQUIRE(m.captions == f.captions);
+    for (Index k = 0; k < 4; ++k) REQUIRE(m.embedding(5, k) == 0.0625f * static_cast<float>(k + 1));
+    const TransformerLayer& layer = m.layers[0];
+    for (Index h = 0; h < 2; ++h) {
+      const HeadWeights& head = layer.attention.heads[static_cast<std::size_t>(h)];
+      require_close(head.W_Q, f.tensors["L0.W_Q"].middleCols(2 * h, 2), 0);
+      require_close(head.W_K, f.tensors["L0.W_K"].middleCols(2 * h, 2), 0);
+      require_close(head.W_V, f.tensors["L0.W_V"].middleCols(2 * h, 2), 0);
+      require_close(head.b_K.transpose(), f.tensors["L0.b_K"].middleCols(2 * h, 2), 0);
+    }
+    require_close(layer.attention.W_O, f.tensors["L0.W_O"], 0);
+    require_close(layer.attention.b_O.transpose(), f.tensors["L0.b_O"], 0);
+    require_close(layer.ffn.W1, f.tensors["L0.W1"], 0);
+    require_close(layer.ffn.W2, f.tensors["L0.W2"], 0);
+    require_close(layer.ffn.b2.transpose(), f.tensors["L0.b2"], 0);
+    require_close(layer.norm1_gamma.transpose(), f.tensors["L0.norm1_gamma"], 0);
+    require_close(m.final_beta.transpose(), f.tensors["final_beta"], 0);
+  }
+  // int8 matrices take half the bytes of float16 ones, plus a float32 scale per column.
+  ModelFile half, int8;
+  half.encoder(false);
+  int8.encoder(true);
+  const std::size_t values = 4 * 4 * 4 + 2 * 4 * 8, columns = 4 * 4 + 8 + 4;
+  REQUIRE(half.bytes().size() - int8.bytes().size() == values - 4 * columns);
+}
+
+TEST_CASE("encoder file: bad headers, a missing [MASK] and bad int8 scales are refused by name",
+          "[model][encoder][errors]") {
+  ModelFile f;
+  f.encoder(true);
+  const Bytes good = f.bytes();
+  REQUIRE_NOTHROW(parse(good));
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    INFO("truncated to " << n << " bytes");
+    REQUIRE_THROWS_AS(LanguageModel::parse(good.data(), n), AttentionError);
+  }
+  REQUIRE_THROWS_WITH(LanguageModel::parse(good.data(), 42), Contains("truncated: mask token id needs 4 bytes"));
+
+  Bytes b = good;
+  put_u32(b, f.flags_at, 2 | 4 | 16);
+  REQUIRE_THROWS_WITH(parse(b), Contains("flags 22 are not supported"));
+  b = good;
+  put_u32(b, f.flags_at, 4 | 8);  // not GELU
+  REQUIRE_THROWS_WITH(parse(b), Contains("flags 12 are not supported"));
+  b = good;
+  put_u32(b, f.mask_id_at, 0);
+  REQUIRE_THROWS_WITH(parse(b), Contains("bidirectional model needs its mask token's id, from 1 to V − 1 = 5"));
+  b = good;
+  put_u32(b, f.mask_id_at, 6);
+  REQUIRE_THROWS_WITH(parse(b), Contains("the header gives 6"));
+  b = good;
+  put_u32(b, f.mask_id_at, 2);
+  REQUIRE_THROWS_WITH(parse(b), Contains("mask token (id 2) must be the word \"[MASK]\", it is \"train\""));
+  b = good;
+  put_u32(b, f.flags_at, 1 | 2 | 4 | 8);  // causal, yet with a mask token
+  REQUIRE_THROWS_WITH(parse(b), Contains("a causal model has no mask token, but the header gives id 5"));
+  // Version 1 holds exactly the decoder: flags 7, no mask id in its header.
+  ModelFile v1;
+  v1.flags = 2 | 4;
+  REQUIRE_THROWS_WITH(parse(v1.bytes()), Contains("flags 6 are not supported in version 1"));
+
+  // The first int8 matrix is layer 0's W_Q: its column scales come after norm1's gamma and beta.
+  b = good;
+  const std::size_t scales = f.first_weight_at + 2 * (4 + 4);
+  const float inf = INFINITY;
+  std::memcpy(&b[scales + 4], &inf, 4);
+  REQUIRE_THROWS_WITH(parse(b), Contains("layer 0 W_Q's scale of column 1 is inf"));
+  const float negative = -1.0f;
+  std::memcpy(&b[scales + 4], &negative, 4);
+  REQUIRE_THROWS_WITH(parse(b), Contains("scale of column 1 is -1"));
+}
+
+TEST_CASE("encoder forward: every token sees both sides; no guesses without a blank", "[model][encoder]") {
+  ModelFile f;
+  f.encoder(true);
+  const LanguageModel m = parse(f.bytes());
+  const ModelRun run = run_model(m, "the train left station");
+  REQUIRE(run.predictions.empty());
+  // The first word attends to the words after it, and changing the last word changes the first's output.
+  for (const AttentionSteps& head : run.steps.layers[0].attention.heads) REQUIRE(head.weights(0, 3) > 0.0f);
+  const ModelRun other = run_model(m, "the train left the");
+  REQUIRE((run.steps.output.row(0) - other.steps.output.row(0)).cwiseAbs().maxCoeff() > 1e-4f);
+  // The layers are attn::encoder's, unmasked and pre-norm, on x₀ = scale · E[ids] + PE.
+  AttentionOptions bidirectional;
+  bidirectional.score = Score::ScaledDot;
+  const StackSteps expected = encoder(run.steps.input, m.layers, NormPlacement::Pre, bidirectional);
+  require_close(run.steps.output, expected.output, 0);
+  require_close(run.steps.input.row(1), 2.0f * m.embedding.row(2) + m.positions.row(1), 1e-6f);
+}
+
+TEST_CASE("fill the blank: the word at a position becomes [MASK]; the guesses are that position's",
+          "[model][encoder]") {
+  ModelFile f;
+  f.encoder(false);
+  const LanguageModel m = parse(f.bytes());
+  const FilledBlank blank = fill_blank(m, "the trains left station", 1, 99);
+  REQUIRE(blank.position == 1);
+  REQUIRE(blank.tokens.size() == 4);
+  REQUIRE(blank.tokens[1].text == "trains");  // the sentence as written
+  REQUIRE(blank.tokens[1].lookup == Lookup::Stemmed);
+  const ModelToken& hidden = blank.run.tokens[1];
+  REQUIRE(hidden.text == "[MASK]");
+  REQUIRE(hidden.id == 5);
+  REQUIRE(blank.run.tokens[0].text == "the");
+  // The run is the encoder on the masked ids.
+  const ModelRun masked = run_model(m, std::vector<Index>{1, 5, 4, 3});
+  require_close(blank.run.final_norm, masked.final_norm, 0);
+  require_close(blank.run.rollout, masked.rollout, 0);
+  // Guesses: every word but <unk> and [MASK], ranked by LN_f(x_1)·Eᵀ, probabilities the softmax over all 6.
+  REQUIRE(blank.run.predictions.size() == 4);
+  const Eigen::VectorXf logits = m.embedding * masked.final_norm.row(1).transpose();
+  const double total = logits.cast<double>().array().exp().sum();
+  float previous = 2;
+  for (const Prediction& p : blank.run.predictions) {
+    REQUIRE(p.id != 0);
+    REQUIRE(p.id != 5);
+    REQUIRE(p.logit == Approx(logits(p.id)).margin(1e-6));
+    REQUIRE(p.probability == Approx(std::exp(double(logits(p.id))) / total).margin(1e-6));
+    REQUIRE(p.probability <= previous);
+    previous = p.probability;
+  }
+  REQUIRE(fill_blank(m, "the train", 0, 2).run.predictions.size() == 2);
+
+  REQUIRE_THROWS_WITH(fill_blank(m, "the train", 2), Contains("position 2 is not a token of the sentence: it has 2 "
+                                                              "tokens, numbered 0 to 1"));
+  REQUIRE_THROWS_WITH(fill_blank(m, "the train", -1), Contains("position -1"));
+  REQUIRE_THROWS_WITH(fill_blank(m, "", 0), Contains("text is empty"));
+  ModelFile decoder;
+  REQUIRE_THROWS_WITH(fill_blank(parse(decoder.bytes()), "the train", 0), Contains("needs an encoder"));
+}
+
+TEST_CASE("fill the blank: neither <unk> nor [MASK] is guessed, even when the model ranks them first",
+          "[model][encoder]") {
+  ModelFile f;
+  f.encoder(false);
+  f.scales[0] = 1.0f;  // <unk>: logit 256 where LN_f(x) = 1
+  for (std::uint32_t k = 0; k < f.d; ++k) f.values[k] = 64;
+  f.scales[5] = 0.5f;  // [MASK]: logit 128
+  for (std::uint32_t k = 0; k < f.d; ++k) f.values[5 * f.d + k] = 64;
+  f.tensors["final_gamma"].setZero();
+  f.tensors["final_beta"].setConstant(1.0f);
+  const LanguageModel m = parse(f.bytes());
+  const FilledBlank blank = fill_blank(m, "the train left", 2, 9);
+  REQUIRE(blank.run.predictions.size() == 4);
+  for (const Prediction& p : blank.run.predictions) {
+    REQUIRE(p.id != 0);
+    REQUIRE(p.id != 5);
+  }
 }
 
 TEST_CASE("attention rollout on a hand-checked case", "[model]") {

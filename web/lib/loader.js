@@ -1,5 +1,5 @@
-// Loads the WebAssembly core, the word vectors and the trained language model once per page, however
-// many figures ask: one module-level promise each. Files resolve relative to this module's URL (the
+// Loads the WebAssembly core, the word vectors and the trained models (decoder, encoder) once per page,
+// however many figures ask: one module-level promise each. Files resolve relative to this module's URL (the
 // bundle's location), so the widget works from any folder. The calls into the core live in compute.js.
 import { loadAttention, loadAttentionWithModel } from '#attention-core';
 
@@ -10,8 +10,14 @@ let vectorsPromise = null;
 let firstVectorsPromise = null;
 let largerPromise = null;
 let modelPromise = null;
+let encoderPromise = null;
 
-/** Where the widget's own files live (overridable for tests and unusual layouts). */
+/**
+ * Where the bundle's files live: both wasm modules, the model module's glue (loadAttentionWithModel asks
+ * locateFile for it too), vectors-first.bin, vectors.bin, model.bin, encoder.bin and the compare view's
+ * module. Default: beside this bundle; setAssetBase() moves them all (the widget exports it). Call it
+ * before the first load: what has loaded stays loaded.
+ */
 let base = import.meta.url;
 export function setAssetBase(url) {
   base = new URL(url, document.baseURI).href;
@@ -96,37 +102,49 @@ export function loadFirstVectors() {
   return firstVectorsPromise;
 }
 
-/**
- * The shared trained language model (data/model.bin, ~0.8 MB), fetched and parsed on the first call
- * only: the page and the widget ask for it when the reader first picks "trained model". The model's
- * code lives in a second, larger wasm module (attention_model_wasm, fetched beside this bundle), so
- * the word-vector figure never pays for it. Resolves to { core (that module's API), model
- * (LanguageModel), timing: { module, fetch, parse, total } in ms, bytes }. A failed load is retried
- * on the next call.
- */
-/** The larger wasm module (the trained model's code), instantiated once, on demand. */
+/** The larger wasm module (the trained models' code), instantiated once, on demand. */
 export function loadLargerCore() {
   largerPromise ??= retried(instantiate(loadAttentionWithModel, 'attention_model_wasm.wasm'), () => (largerPromise = null));
   return largerPromise;
 }
 
+/**
+ * A trained model file fetched and parsed by the larger module (shared by both models): resolves to
+ * { core (that module's API), model (LanguageModel), bytes, timing: { module, fetch, parse, total } in ms }.
+ */
+async function loadTrained(file) {
+  const started = performance.now();
+  const since = (t) => performance.now() - t;
+  let module = 0,
+    fetched = 0;
+  const [core, bytes] = await Promise.all([
+    loadLargerCore().then((c) => ((module = since(started)), c)),
+    bytesOf(file).then((b) => ((fetched = since(started)), b)),
+  ]);
+  const parsing = performance.now();
+  const model = core.loadModel(bytes);
+  const parse = since(parsing);
+  return { core, model, bytes: bytes.length, timing: { module, fetch: fetched, parse, total: since(started) } };
+}
+
+/**
+ * The shared trained decoder (data/model.bin, ~0.8 MB, model.kind 'decoder': each word sees only the
+ * words before it), fetched and parsed on the first call only: the page and the widget ask for it when
+ * the reader first picks it. Its code lives in the larger wasm module (attention_model_wasm, fetched
+ * beside this bundle), so the word-vector figure never pays for it. Resolves as loadTrained; a failed
+ * load is retried on the next call.
+ */
 export function loadModel() {
-  modelPromise ??= (async () => {
-    const started = performance.now();
-    const since = (t) => performance.now() - t;
-    let module = 0,
-      fetched = 0;
-    const [core, bytes] = await Promise.all([
-      loadLargerCore().then((c) => ((module = since(started)), c)),
-      bytesOf('model.bin').then((b) => ((fetched = since(started)), b)),
-    ]);
-    const parsing = performance.now();
-    const model = core.loadModel(bytes);
-    const parse = since(parsing);
-    return { core, model, bytes: bytes.length, timing: { module, fetch: fetched, parse, total: since(started) } };
-  })().catch((err) => {
-    modelPromise = null;
-    throw err;
-  });
+  modelPromise ??= retried(loadTrained('model.bin'), () => (modelPromise = null));
   return modelPromise;
+}
+
+/**
+ * The shared trained encoder (data/encoder.bin, ≤ 1 MB, model.kind 'encoder': each word sees the whole
+ * sentence; model.fill(sentence, position) guesses a blanked word), on the first call only, through the
+ * same larger module instance as loadModel. Resolves as loadModel; a failed load is retried.
+ */
+export function loadEncoder() {
+  encoderPromise ??= retried(loadTrained('encoder.bin'), () => (encoderPromise = null));
+  return encoderPromise;
 }

@@ -153,20 +153,34 @@ export class AttentionFigureElement extends HTMLElement {
 
 export const DEFAULT_CONTROLS: Control[];
 
+/**
+ * Where every file the widget fetches is found: both wasm modules (attention_wasm.wasm, and the trained
+ * models' attention_model_wasm.js and .wasm), vectors-first.bin, vectors.bin, model.bin, encoder.bin and
+ * the compare view's module. Default: the folder of attention-widget.js. Call it before the first figure
+ * or load: what has loaded stays loaded.
+ */
+export function setAssetBase(url: string | URL): void;
 /** The wasm core every widget on the page shares (instantiated on first call). */
 export function loadCore(): Promise<AttentionCore>;
 /** The word vectors every widget shares (fetched on first call, from vectors.bin beside the script). */
 export function loadVectors(): Promise<WordVectors>;
-/**
- * The trained model every widget shares (fetched on first call: attention_model_wasm.js/.wasm and
- * model.bin beside the script), with how long its module, fetch and parse took (ms).
- */
-export function loadModel(): Promise<{
+/** What loadModel and loadEncoder resolve to: the larger module's API, the model, how long each part took (ms). */
+export interface LoadedModel {
   core: AttentionCore;
   model: LanguageModel;
   bytes: number;
   timing: { module: number; fetch: number; parse: number; total: number };
-}>;
+}
+/**
+ * The trained decoder every widget shares (fetched on first call: attention_model_wasm.js/.wasm and
+ * model.bin beside the script); model.kind is 'decoder'.
+ */
+export function loadModel(): Promise<LoadedModel>;
+/**
+ * The trained encoder every widget shares (encoder.bin, through the same module instance as
+ * loadModel); model.kind is 'encoder' and model.fill(sentence, position) guesses a blanked word.
+ */
+export function loadEncoder(): Promise<LoadedModel>;
 
 export class ImportError extends Error {}
 /** Validates imported attention; throws ImportError naming the first problem. */

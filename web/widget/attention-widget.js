@@ -20,7 +20,7 @@ import { LEGACY, STATE_KEYS, parseControls, parseValue } from '../lib/state.js';
 import { Store } from '../lib/store.js';
 import { figureSheet } from '../lib/styles.js';
 
-export { loadCore, loadModel, loadVectors } from '../lib/loader.js';
+export { loadCore, loadEncoder, loadModel, loadVectors, setAssetBase } from '../lib/loader.js';
 export { parseAttention, ImportError } from '../lib/importer.js';
 
 export const DEFAULT_CONTROLS = ['sentence', 'view', 'temperature'];

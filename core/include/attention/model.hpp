@@ -1,6 +1,7 @@
-// A tiny trained language model run by the core: a decoder-only (GPT-style) transformer trained on WordNet
-// (model/README.md), parsed from the bytes of data/model.bin, run on a sentence with every intermediate
-// kept, plus attention rollout across its layers. Maths only: no I/O, no globals.
+// The tiny trained transformers run by the core, both trained on WordNet (model/README.md): the causal
+// decoder of data/model.bin (GPT-style: predicts the next word) and the bidirectional encoder of
+// data/encoder.bin (BERT-style: fills in a [MASK]ed word). Parsed from a file's bytes, run on a sentence
+// with every intermediate kept, plus attention rollout across the layers. Maths only: no I/O, no globals.
 #pragma once
 
 #include <cstddef>
@@ -18,25 +19,29 @@ namespace attn {
 struct ModelConfig {
   Index vocabulary_size = 0;     // V words; id 0 is "<unk>"
   Index d_model = 0;             // the width of the residual stream
-  Index layer_count = 0;         // decoder layers
+  Index layer_count = 0;         // transformer layers
   Index heads = 0;               // per layer; each head has d_k = d_model / heads
   Index d_ff = 0;                // the feed-forward network's hidden width
   Index context = 0;             // the most tokens one run may hold
   float embedding_scale = 1.0f;  // x = embedding_scale · E[id] + PE (√d_model)
+  bool causal = true;            // decoder: token t sees tokens 0..t; encoder (false): every token sees all
+  Index mask_id = -1;            // the encoder's "[MASK]" word, which fill_blank puts in the blank; decoder: -1
 };
 
 // The model: its config (model.d_model, model.heads, …) and its weights, de-quantised to float32.
-// Layout of the file: model/README.md ("ATTNLM", version 1).
+// Layout of the file: model/README.md ("ATTNLM", version 1 for the decoder, 2 for the encoder).
 struct LanguageModel : ModelConfig {
-  std::vector<std::string> vocabulary;   // id → word; id 0 is "<unk>"
+  std::vector<std::string> vocabulary;   // id → word; id 0 is "<unk>"; the encoder's also holds "[MASK]"
   Matrix embedding;                      // V × d_model; also the (tied) output head
   Matrix positions;                      // context × d_model sinusoidal encoding
-  std::vector<TransformerLayer> layers;  // run by attn::decoder: pre-norm, causal, GELU feed-forward
+  std::vector<TransformerLayer> layers;  // pre-norm, GELU feed-forward; run by attn::decoder when causal,
+                                         // else by attn::encoder (no mask)
   Vector final_gamma, final_beta;        // the final LayerNorm, LN_f
   std::vector<std::string> captions;     // one per head, layer-major; or empty
 
   // Throws AttentionError naming the problem (bad magic or version, truncation, impossible shapes,
-  // non-finite values, trailing bytes) when the bytes are not a well-formed model file.
+  // unsupported flags, a missing or misplaced [MASK], non-finite values, trailing bytes) when the bytes
+  // are not a well-formed model file.
   static LanguageModel parse(const std::uint8_t* bytes, std::size_t size);
 
   const ModelConfig& config() const { return *this; }
@@ -58,11 +63,14 @@ struct ModelToken {
 // lengths): the model never saw positions past its context, so longer text is refused, not truncated.
 std::vector<ModelToken> model_tokens(const LanguageModel& model, std::string_view text);
 
+// A word the model guesses. "<unk>" and "[MASK]" are never among them: they are not words a reader can
+// be offered (the decoder learnt to predict "<unk>" for rare words; the encoder never saw either as a
+// target).
 struct Prediction {
   Index id;
   std::string word;
   float logit;
-  float probability;  // softmax over the whole vocabulary
+  float probability;  // the model's own: softmax over the whole vocabulary, <unk> and [MASK] included
 };
 
 struct ModelRun {
@@ -70,13 +78,28 @@ struct ModelRun {
   StackSteps steps;                     // steps.input = scaled embeddings + positions; one entry per layer
   Matrix final_norm;                    // LN_f of the last layer's output, T × d_model
   Matrix rollout;                       // T × T attention rollout over all layers
-  std::vector<Prediction> predictions;  // the top_k next words after the last token, most probable first
+  std::vector<Prediction> predictions;  // decoder: the top_k next words after the last token; encoder run on
+                                        // a sentence: none; fill_blank: the top_k words for the blank.
+                                        // Most probable first.
 };
 
-// The forward pass on token ids (each in [0, V), at most `context` of them).
+// The forward pass on token ids (each in [0, V), at most `context` of them): a causal model through
+// attn::decoder with its next-word predictions, an encoder through attn::encoder (no predictions: ask
+// fill_blank for a blank's).
 ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, std::size_t top_k = 5);
 // The same on a sentence: model_tokens, then the forward pass.
 ModelRun run_model(const LanguageModel& model, std::string_view text, std::size_t top_k = 5);
+
+// Fill the blank (encoder only): the sentence with token `position` (from 0) replaced by [MASK], run
+// through the encoder, and the top_k words for that position.
+struct FilledBlank {
+  std::vector<ModelToken> tokens;  // the sentence as written, the hidden word included
+  Index position = 0;              // the blank
+  ModelRun run;                    // the masked sentence: run.tokens[position] is "[MASK]" and
+                                   // run.predictions are the guesses for the blank
+};
+// Throws for a causal model (it has no [MASK]) and for a position outside the sentence.
+FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index position, std::size_t top_k = 5);
 
 // Attention rollout (Abnar & Zuidema 2020), how much each output position draws on each input token
 // through every layer: per layer average the heads' weights A, add the residual connection as
