@@ -16,7 +16,15 @@ let core, vectors;
 before(async () => ({ core, vectors } = await reference()));
 after(() => vectors?.delete());
 
-const sources = () => ({ core, vectors, lm: null, imported: null, edits: null, editsVersion: 0 });
+const sources = () => ({
+  core,
+  vectors,
+  trained: { decoder: null, encoder: null },
+  trainedError: { decoder: null, encoder: null },
+  imported: null,
+  edits: null,
+  editsVersion: 0,
+});
 const same = (a, b, where, tol = 0) => {
   assert.equal(a.rows, b.rows, `${where}: rows`);
   assert.equal(a.cols, b.cols, `${where}: cols`);
@@ -162,5 +170,6 @@ test('problems are results, never exceptions: no words, not loaded yet, a failed
   const failed = compute(apply(DEFAULTS, {}), { ...sources(), vectors: null, vectorsError: new Error('HTTP 404') });
   assert.deepEqual([failed.kind, failed.loadFailed], ['error', true]);
   assert.match(failed.message, /HTTP 404/);
-  assert.equal(compute(apply(DEFAULTS, { source: 'model' }), sources()).kind, 'loading');
+  assert.equal(compute(apply(DEFAULTS, { source: 'decoder' }), sources()).kind, 'loading');
+  assert.equal(compute(apply(DEFAULTS, { source: 'encoder' }), sources()).kind, 'loading');
 });

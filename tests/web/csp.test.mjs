@@ -88,7 +88,7 @@ test('the widget works under a strict CSP header', async () => {
 });
 
 test('the trained model loads and draws under the strict CSP header (its module is imported on demand)', async () => {
-  for (const path of ['?source=model', 'examples/index.html']) {
+  for (const path of ['?source=model', '?source=encoder&blank=4&word=4', 'examples/index.html']) {
     const { page, problems } = await openWatched(browser, `${url}${path}`, { csp: STRICT_CSP });
     try {
       const host = path.startsWith('examples') ? '#fig-heatmap' : null;

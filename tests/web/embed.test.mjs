@@ -199,6 +199,8 @@ test("the snippet's height per view (the README's too) shows the view without a 
     .concat([
       'view=heatmap&source=model',
       'view=heads&source=model',
+      'view=model&source=encoder',
+      'view=heatmap&source=encoder&blank=4',
       'view=lines&sentence=the+quick+brown+fox+jumps+over+the+lazy+dog+by+the+bank',
       'view=steps&sentence=the+quick+brown+fox+jumps+over+the+lazy+dog+by+the+bank',
     ]);

@@ -167,9 +167,18 @@ test('the PNG has twice the device pixel ratio: 4× CSS pixels on a 2× screen',
 
 test("the caption names the trained model's layer and head, the rollout, and a cut text", async () => {
   const cases = [
-    ['source=model&layer=1&head=2&view=heatmap', /trained 2-layer, 4-head language model, layer 2, head 3/],
-    ['source=model&layer=rollout&view=heatmap', /trained 2-layer, 4-head language model, attention rollout through all 2 layers/],
-    ['source=model&layer=0&view=heads', /trained 2-layer, 4-head language model, layer 1, all 4 heads/],
+    [
+      'source=model&layer=1&head=2&view=heatmap',
+      /trained 2-layer, 4-head decoder \(each word sees only the words before it\), layer 2, head 3/,
+    ],
+    [
+      'source=model&layer=rollout&view=heatmap',
+      /trained 2-layer, 4-head decoder \(each word sees only the words before it\), attention rollout through all 2 layers/,
+    ],
+    [
+      'source=model&layer=0&view=heads',
+      /trained 2-layer, 4-head decoder \(each word sees only the words before it\), layer 1, all 4 heads/,
+    ],
   ];
   for (const [query, want] of cases) {
     const { page, problems, close } = await openFigure(`${query}&embed=1`);

@@ -82,13 +82,13 @@ export async function startSession() {
 
 /**
  * The trained language model in node (the larger wasm module, loadAttentionWithModel, and
- * data/model.bin): the reference for what a figure with source "model" must show. shown(text) is
+ * data/model.bin, or `file`: encoder.bin): the reference for what a figure with a trained source must show. shown(text) is
  * the run of what the figure draws of `text` — its first `context` tokens — with total, the text's
  * token count.
  */
-export async function modelReference(api) {
+export async function modelReference(api, file = 'model.bin') {
   const core = await api.loadAttentionWithModel({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_model_wasm.wasm')) });
-  const model = core.loadModel(new Uint8Array(await readFile(join(root, 'data', 'model.bin'))));
+  const model = core.loadModel(new Uint8Array(await readFile(join(root, 'data', file))));
   const shown = (text) => {
     const all = core.tokenize(text);
     return { run: model.run(all.length > model.context ? all.slice(0, model.context).join(' ') : text), total: all.length };
@@ -346,7 +346,7 @@ export function assertShowsModel(state, text, modelRef, { expect, tolerance = 1e
     assert.match(
       state.message,
       new RegExp(
-        `That is ${shown.total.toLocaleString('en-US')} tokens; the trained model reads at most ${context}, so the figure shows the first ${context}\\.`,
+        `That is ${shown.total.toLocaleString('en-US')} tokens; the trained decoder reads at most ${context}, so the figure shows the first ${context}\\.`,
       ),
       state.message,
     );

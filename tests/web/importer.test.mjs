@@ -154,12 +154,12 @@ test('state: URL parameters round-trip, bad values fall back to the defaults, ol
   assert.equal(toParams(options).get('norm'), 'columns');
   assert.equal(toParams(options).get('bias'), '1');
   assert.deepEqual(fromParams(new URLSearchParams(toParams(options).toString())), options);
-  // The trained model: source, and layer as a number or 'rollout'.
-  const model = { ...state, source: 'model', layer: 'rollout', head: 3 };
+  // A trained model: source (encoder or decoder), and layer as a number or 'rollout'.
+  const model = { ...state, source: 'decoder', layer: 'rollout', head: 3 };
   assert.deepEqual(fromParams(new URLSearchParams(toParams(model).toString())), model);
   const bad = fromParams(
     new URLSearchParams(
-      'view=pie&heads=99&temperature=abc&mask=maybe&word=-1&score=cube&norm=diag&diagonal=0&source=bert&layer=all&weights=magic&dk=99&tour=x&input=poem',
+      'view=pie&heads=99&temperature=abc&mask=maybe&word=-1&blank=x&score=cube&norm=diag&diagonal=0&source=bert&layer=all&weights=magic&dk=99&tour=x&input=poem',
     ),
   );
   assert.deepEqual(bad, { ...DEFAULTS });
@@ -189,7 +189,7 @@ test('state: a change brings what it implies, so no combination is half-applied'
   const back = apply(seed, { sentence: 'the train left' });
   assert.deepEqual([back.input, back.weights], ['sentence', 'free']);
   // Which settings apply: the model has its own; steps has no colour scale; heads only in the heads view.
-  assert.deepEqual(settingsFor({ ...DEFAULTS, source: 'model' }), {
+  assert.deepEqual(settingsFor({ ...DEFAULTS, source: 'decoder' }), {
     source: true,
     score: false,
     temperature: false,

@@ -288,7 +288,7 @@ test('phone: no text under 12 px anywhere on the page, and the sticky word bar a
   const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
   const page = await context.newPage();
   try {
-    for (const query of ['', '?view=steps', '?view=heads&input=seed003', '?view=lines&source=model']) {
+    for (const query of ['', '?view=steps', '?view=heads&input=seed003', '?view=lines&source=decoder', '?view=model&source=encoder']) {
       await page.goto(url + query);
       await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
       await page.waitForFunction(() => document.getElementById('plot') && !document.getElementById('plot').hidden, null, {
@@ -359,7 +359,7 @@ test('the guided tour: each stop sets the state and the URL and points at its pa
     for (let k = 0; k < 6; k++) {
       await page.waitForFunction((k) => document.querySelector('.tour')?.dataset.stop === String(k), k);
       if (k === 5)
-        await page.waitForFunction(() => document.querySelector('.tour-text').textContent.startsWith('A trained model'), null, {
+        await page.waitForFunction(() => document.querySelector('.tour-text').textContent.startsWith('A trained encoder'), null, {
           timeout: 20_000,
         });
       const s = await stop();
@@ -377,10 +377,10 @@ test('the guided tour: each stop sets the state and the URL and points at its pa
     );
     assert.deepEqual(
       seen.map((s) => s.view),
-      ['heatmap', 'heatmap', 'lines', 'heatmap', 'steps', 'heads'],
+      ['heatmap', 'heatmap', 'lines', 'heatmap', 'steps', 'model'],
     );
     assert.match(seen[2].text, /^“train” looks most at “station”/);
-    assert.equal(seen[5].params.source, 'model');
+    assert.equal(seen[5].params.source, 'encoder');
     // Back, then Escape: the tour closes, the state of its last stop stays (and the URL keeps it, without tour).
     await page.click('.tour-back');
     await page.waitForFunction(() => document.querySelector('.tour').dataset.stop === '4');

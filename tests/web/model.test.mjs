@@ -136,7 +136,7 @@ test('choosing "trained model" loads it once, then every layer and head, and the
     await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
     assert.equal(requests.filter((p) => /model/.test(p)).length, 0, 'nothing of the model is fetched before it is chosen');
     await moreOptions(page);
-    await page.selectOption('#source', 'model');
+    await page.selectOption('#source', 'decoder');
     await modelDrawn(page);
     assert.deepEqual(requests.filter((p) => /model/.test(p)).sort(), [
       '/attention_model_wasm.js',
@@ -178,7 +178,7 @@ test('choosing "trained model" loads it once, then every layer and head, and the
     // What does not apply to the model is hidden, and the note says so.
     assert.deepEqual(a.hidden, ['temperature', 'mask', 'score', 'norm', 'heads']);
     assert.match(a.optionNote, /The word-vector settings are hidden while it is shown/);
-    assert.match(a.status, /Trained model: 8,193-word vocabulary, 2 layers × 4 heads, d_model 64, context 32 tokens/);
+    assert.match(a.status, /Trained decoder: 8,193-word vocabulary, 2 layers × 4 heads, d_model 64, context 32 tokens/);
     // The next-word guesses: the core's top 5, best first.
     assert.equal(a.predictionsShown, true);
     assert.deepEqual(
@@ -190,7 +190,7 @@ test('choosing "trained model" loads it once, then every layer and head, and the
     // Choosing again does not fetch again.
     await moreOptions(page);
     await page.selectOption('#source', 'vectors');
-    await page.selectOption('#source', 'model');
+    await page.selectOption('#source', 'decoder');
     await modelDrawn(page);
     assert.equal(requests.filter((p) => p === '/model.bin').length, 1);
     assert.deepEqual(problems, []);
@@ -433,7 +433,7 @@ test("a 40-token text is cut to the model's 32 tokens with a note; unknown and s
     await settled(page, null);
     const state = await figureState(page, null);
     assertShowsModel(state, text, lm);
-    assert.match(state.message, /That is 40 tokens; the trained model reads at most 32, so the figure shows the first 32\./);
+    assert.match(state.message, /That is 40 tokens; the trained decoder reads at most 32, so the figure shows the first 32\./);
     assert.equal(state.map.T, 32);
     const notes = await page.$$eval('#notes li', (lis) => lis.map((li) => li.textContent));
     assert.ok(notes.includes('‘stations’ is not in the model’s vocabulary: it reads ‘station’.'), notes.join(' | '));
@@ -456,9 +456,15 @@ test("a 40-token text is cut to the model's 32 tokens with a note; unknown and s
   }
 });
 
-test('URL state: source=model, layer (or rollout) and head round-trip through share links', async () => {
-  const state = { ...DEFAULTS, source: 'model', layer: 'rollout', head: 2, view: 'lines', word: 3 };
+test('URL state: source=decoder (or its old name, model), layer (or rollout) and head round-trip through share links', async () => {
+  const state = { ...DEFAULTS, source: 'decoder', layer: 'rollout', head: 2, view: 'lines', word: 3 };
   assert.deepEqual(fromParams(new URLSearchParams(toParams(state).toString())), state);
+  // Links made before the encoder came still open the decoder.
+  assert.equal(fromParams(new URLSearchParams('source=model')).source, 'decoder');
+  const blank = { ...DEFAULTS, source: 'encoder', view: 'model', blank: 4, word: 4 };
+  assert.deepEqual(fromParams(new URLSearchParams(toParams(blank).toString())), blank);
+  assert.equal(fromParams(new URLSearchParams('source=decoder&blank=4')).blank, null, 'only the encoder fills a blank');
+  assert.equal(fromParams(new URLSearchParams('view=model')).view, 'heatmap', 'every layer needs a trained model');
   assert.equal(toParams({ ...DEFAULTS }).has('source'), false, 'the word vectors are the default: old links stay as they were');
   assert.equal(fromParams(new URLSearchParams('source=gpt&layer=top')).source, 'vectors');
   assert.equal(fromParams(new URLSearchParams('source=gpt&layer=top')).layer, 0);
@@ -474,7 +480,7 @@ test('URL state: source=model, layer (or rollout) and head round-trip through sh
     const link = new URL(await page.inputValue('.share-url'));
     assert.deepEqual(Object.fromEntries(link.searchParams), {
       sentence: SENTENCE,
-      source: 'model',
+      source: 'decoder',
       view: 'heatmap',
       word: '2',
       layer: 'rollout',
@@ -483,7 +489,7 @@ test('URL state: source=model, layer (or rollout) and head round-trip through sh
     again = await openModel(link.search);
     assertMap((await figureState(again.page, null)).map, run.rollout, run.tokens, 'share link');
     assert.equal(await again.page.inputValue('#layer'), 'rollout');
-    assert.equal(await again.page.inputValue('#source'), 'model');
+    assert.equal(await again.page.inputValue('#source'), 'decoder');
     assert.deepEqual(again.problems, []);
     assert.deepEqual(problems, []);
   } finally {
@@ -544,7 +550,7 @@ test('<attention-figure source="model"> draws the model; widgets share one model
       'widget back to vectors',
     );
     assert.equal((await aside(page, '#fig-model-2')).predictionsShown, false);
-    assert.equal(await page.evaluate(() => document.getElementById('fig-model').state.source), 'model');
+    assert.equal(await page.evaluate(() => document.getElementById('fig-model').state.source), 'decoder');
     // The export holds every layer's heads (Hugging Face's shape), the rollout and the guesses.
     const json = await page.evaluate(() => document.getElementById('fig-model').exportJSON());
     assert.equal(json.attentions.length, 2);
@@ -595,9 +601,9 @@ test('a model file that fails to load gives a readable message; the word vectors
     const a = await aside(page);
     assert.match(
       a.message,
-      /^Could not load the trained model \(.*model\.bin: HTTP 404.*\)\. Choose “word vectors”, or choose “trained model” again to retry\.$/,
+      /^Could not load the trained decoder \(.*model\.bin: HTTP 404.*\)\. Choose “word vectors”, or choose the trained decoder again to retry\.$/,
     );
-    assert.match(a.status, /Trained model not loaded/);
+    assert.match(a.status, /Trained decoder not loaded/);
     assert.equal(await page.locator('#heatmap canvas').count(), 0);
     await moreOptions(page);
     await page.selectOption('#source', 'vectors');
@@ -605,8 +611,8 @@ test('a model file that fails to load gives a readable message; the word vectors
     assert.equal((await aside(page)).message, '');
     // Choosing the model again tries again (and here fails again, with the same message).
     await moreOptions(page);
-    await page.selectOption('#source', 'model');
-    await page.waitForFunction(() => /Could not load the trained model/.test(document.getElementById('message').textContent), null, {
+    await page.selectOption('#source', 'decoder');
+    await page.waitForFunction(() => /Could not load the trained decoder/.test(document.getElementById('message').textContent), null, {
       timeout: 20_000,
     });
     assert.deepEqual(pageErrors, []);

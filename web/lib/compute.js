@@ -371,7 +371,19 @@ function modelResult(state, { core, model }, key) {
     scaleDivisor: Math.sqrt(steps.Q.cols),
     temperature: 1,
     causal: !encoder,
-    model: { run, kind: model.kind, blank, layer, head, rollout, layers: L, heads: H, context: model.context, info: model, learnt: weightsOf },
+    model: {
+      run,
+      kind: model.kind,
+      blank,
+      layer,
+      head,
+      rollout,
+      layers: L,
+      heads: H,
+      context: model.context,
+      info: model,
+      learnt: weightsOf,
+    },
   };
   result.terms = termsOf(core, result);
   result.heads = () => {

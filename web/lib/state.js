@@ -227,7 +227,6 @@ export function settingsFor(state, imported = false) {
     heads: vectors && v === 'heads',
     layer: (model || imported) && v !== 'model',
     head: (model || imported) && v !== 'heads' && v !== 'model' && state.layer !== ROLLOUT,
-    blank: !imported && state.source === 'encoder',
   };
 }
 

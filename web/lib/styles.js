@@ -150,7 +150,7 @@ export const FIGURE_CSS = `
 .af .blank-word { font-family: var(--af-mono); padding: 0.15rem 0.5rem; }
 .af .blank-word[aria-pressed=true] { background: var(--af-accent); border-color: var(--af-accent); color: var(--af-panel); }
 /* The every-layer view: a row per layer; on a narrow screen a row scrolls sideways on its own. */
-.af .model-view { display: grid; gap: 0.6rem; }
+.af .model-view { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0.6rem; max-width: 100%; }
 .af .model-row-title { margin: 0; font-size: 0.9rem; }
 .af .model-maps { display: flex; gap: 0.75rem 1rem; overflow-x: auto; align-items: flex-start; padding-bottom: 0.2rem; }
 .af .model-map { margin: 0; flex: none; display: flex; flex-direction: column; }

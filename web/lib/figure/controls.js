@@ -51,7 +51,6 @@ export class Controls {
     e.heads = h('input', { id: 'heads', type: 'number', min: 1, max: 8, step: 1 });
     e.layer = h('select', { id: 'layer' });
     e.head = h('select', { id: 'head' });
-    e.blank = h('select', { id: 'blank' });
     e.caption = h('p', { id: 'head-caption', class: 'head-caption', 'aria-live': 'polite' });
     e.importedInfo = h('span', { class: 'imported' });
     e.clearImport = h('button', { type: 'button', class: 'clear-import' }, 'Back to word vectors');
@@ -96,7 +95,6 @@ export class Controls {
       { class: 'row layers', hidden: true },
       field('layer', 'Layer', e.layer),
       field('head', 'Head', e.head),
-      field('blank', 'Hide a word', e.blank),
       e.importedInfo,
       e.clearImport,
       e.caption,
@@ -157,7 +155,6 @@ export class Controls {
     });
     e.layer.addEventListener('change', () => go({ layer: e.layer.value === ROLLOUT ? ROLLOUT : Number(e.layer.value) }));
     e.head.addEventListener('change', () => go({ head: Number(e.head.value) }));
-    e.blank.addEventListener('change', () => go({ blank: e.blank.value === '' ? null : Number(e.blank.value) }));
     e.clearImport.addEventListener('click', () => onClearImport?.());
     e.more.addEventListener('click', () => this.open(e.panel.hidden));
   }
@@ -281,17 +278,6 @@ export class Controls {
     // The heads view shows every head of the layer; the rollout has none to pick.
     e.headField.hidden = state.view === 'heads' || state.view === 'model' || layer === ROLLOUT;
     e.layerField.hidden = state.view === 'model';
-    e.blankField.hidden = !settingsFor(state, imported).blank;
-    if (!e.blankField.hidden) {
-      // The sentence's words as written (a blank's run reads [MASK] in its place).
-      const words = result.model.blank ? result.tokens.map((t, i) => (i === result.model.blank.position ? result.model.blank.word : t.text)) : result.tokens.map((t) => t.text);
-      const labels = ['none', ...words.map((w, i) => `${i + 1}: ${w}`)];
-      if (e.blank.dataset.labels !== labels.join('\u0001')) {
-        e.blank.dataset.labels = labels.join('\u0001');
-        e.blank.replaceChildren(...labels.map((l, i) => h('option', { value: i === 0 ? '' : i - 1 }, l)));
-      }
-      e.blank.value = result.model.blank ? String(result.model.blank.position) : '';
-    }
     if (!imported) {
       const captions = result.model.run.captions;
       e.caption.textContent =

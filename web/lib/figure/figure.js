@@ -26,7 +26,7 @@ const HINTS = {
   model: 'Every layer’s heads, then the rollout. Open a map to see it large, with its steps.',
 };
 /** The embed snippet's frame height per view, and per word past seven, in CSS px (see embedSnippet; README.md says the same). */
-const EMBED_HEIGHTS = { heatmap: [880], lines: [580, 26], steps: [580, 22], heads: [1020], model: [1700] };
+const EMBED_HEIGHTS = { heatmap: [880], lines: [580, 26], steps: [580, 22], heads: [1020], model: [600] };
 const VIEW_CLASSES = { heatmap: HeatmapView, lines: LinesView, steps: StepsView, heads: HeadsView, model: ModelView };
 
 export class Figure {
@@ -190,7 +190,7 @@ export class Figure {
     if (result.kind === 'cells') this.#message(result.message, 'error');
     else if (shown.total)
       this.#message(
-        `That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained model reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`,
+        `That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained ${shown.model.kind} reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`,
         'note',
       );
     else if (store.sources.vectorsError && store.sources.vectorsPartial && !isTrained(state.source))
@@ -238,7 +238,8 @@ export class Figure {
     if (e.story.textContent !== story) e.story.textContent = story;
     e.optionNote.replaceChildren(...optionNotes(state, shown, { imported }).map((t) => h('span', {}, t)));
     writeWordNotes(e.notes, shown);
-    writePredictions(e.predictions, shown, { onBlank: (blank) => this.change({ blank }) });
+    // Hiding a word selects it too: the story and the highlighted row are then the blank's.
+    writePredictions(e.predictions, shown, { onBlank: (blank) => this.change(blank === null ? { blank } : { blank, word: blank }) });
     // The first figure with numbers on it: User Timing marks that bench/browser.mjs reads.
     if (!this.drawnOnce) {
       this.drawnOnce = true;
@@ -332,7 +333,12 @@ export class Figure {
   embedSnippet() {
     const { view, source } = this.store.state,
       [base, row = 0] = EMBED_HEIGHTS[view];
-    const height = base + row * Math.max(0, Math.min(this.store.shown?.T ?? 0, 50) - 7) + (isTrained(source) ? 380 : 0);
+    const layers = this.store.shown?.model?.layers ?? 2;
+    // The every-layer view: a row of maps per layer and one for the rollout (about 300 px each).
+    const height =
+      view === 'model'
+        ? base + 300 * (layers + 1)
+        : base + row * Math.max(0, Math.min(this.store.shown?.T ?? 0, 50) - 7) + (isTrained(source) ? 380 : 0);
     const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
     return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
   }

@@ -26,11 +26,12 @@ export class FormulaLine {
       state.layer,
       state.head,
       result.d,
+      result.model?.kind,
     ]);
     if (key === this.key) return;
     this.key = key;
     const [math, words] = this.#parts(state, result, imported);
-    this.box.replaceChildren(math);
+    this.box.replaceChildren(...[math].flat()); // one formula, or several that wrap on a narrow screen
     this.words.textContent = words;
   }
 
@@ -75,9 +76,11 @@ export class FormulaLine {
     const arg = mrow(score, ...tau, ...mask);
     const parts = [mi('weights'), mo('='), softmax(arg)];
     if (r.kind === 'model') {
-      parts.push(mo(',\u2003'), mi('Q'), mo('='), fn('LN₁', mi('x')), sub('W', 'Q'), mo('+'), sub('b', 'Q'));
       return [
-        formula(`weights equals softmax of Q K transpose over root d k${r.causal ? ' plus the causal mask' : ''}`, ...parts),
+        [
+          formula(`weights equals softmax of Q K transpose over root d k${r.causal ? ' plus the causal mask' : ''}`, ...parts),
+          formula('Q equals LN 1 of x times W Q plus b Q', mi('Q'), mo('='), fn('LN₁', mi('x')), sub('W', 'Q'), mo('+'), sub('b', 'Q')),
+        ],
         `Layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained ${r.model.kind}: learnt W_Q, W_K, W_V${r.causal ? '; M hides later words (−∞).' : '; no mask: every word sees the whole sentence.'}`,
       ];
     }

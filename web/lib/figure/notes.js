@@ -112,7 +112,7 @@ export function optionNotes(state, result, { imported }) {
   }
   if (view === 'heads') {
     lines.push(
-      `Random heads (seed ${state.seed}): each head projects the vectors with its own W_Q, W_K, W_V, drawn at random with W_Q and W_K at ${HEAD_SHARPNESS}× the Xavier scale, so that each head’s scores spread enough to differ. At the usual scale untrained heads are almost uniform. The trained model’s heads are learnt: choose it as the source.`,
+      `Random heads (seed ${state.seed}): each head projects the vectors with its own W_Q, W_K, W_V, drawn at random with W_Q and W_K at ${HEAD_SHARPNESS}× the Xavier scale, so that each head’s scores spread enough to differ. At the usual scale untrained heads are almost uniform. The trained encoder’s and decoder’s heads are learnt: choose one as the source.`,
     );
   }
   if (
@@ -248,7 +248,7 @@ export function captionOf(state, result, { imported, story }) {
       : m.rollout
         ? `attention rollout through all ${m.layers} layers`
         : `layer ${m.layer + 1}, head ${m.head + 1} (${m.run.captions[m.layer]?.[m.head] ?? 'no caption'})`;
-    source = `The trained ${m.layers}-layer, ${m.heads}-head language model, ${which}.`;
+    source = `The trained ${m.layers}-layer, ${m.heads}-head ${m.kind === 'encoder' ? 'encoder (every word sees the whole sentence)' : 'decoder (each word sees only the words before it)'}, ${which}.`;
   } else {
     const mode = result.projection.mode;
     source = `${result.kind === 'seed003' ? 'Seed 003’s worked example, 3 inputs of 4 numbers' : `${result.d}-d word vectors (fastText on WordNet)`}, ${

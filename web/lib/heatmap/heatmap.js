@@ -54,7 +54,8 @@ function resizePool(pool, n, parent, attrs) {
 /**
  * One heatmap, kept across redraws: build it once, append `heatmap.el`, then call update() with new
  * weights as often as they change; it repaints in place. Options:
- *   compact (small cells, labels only when they fit: the heads grid), interactive (a focusable grid;
+ *   compact (small cells, labels only when they fit: the heads grid), fitWidth (compact cells shrink, down
+ *   to 8 px, to fit update()'s width), interactive (a focusable grid;
  *   false for maps inside a button), title, head (index, shown in readouts), className ("heatmap"),
  *   table (offer a table of the drawn weights, built when opened), onCell(info | null) on hover and
  *   keyboard focus with { row, col, weight, query, key, head, title, itself }, onSelect(row, col) when the
@@ -202,7 +203,10 @@ export class Heatmap {
     if (compact) {
       // Heads: small multiples at fixed sizes; a long input shows the same kind of window.
       const rows = Math.min(T, ALL_ROWS);
-      const cell = rows <= 8 ? 22 : rows <= 12 ? 16 : rows <= 20 ? 12 : rows <= 32 ? 8 : 4;
+      let cell = rows <= 8 ? 22 : rows <= 12 ? 16 : rows <= 20 ? 12 : rows <= 32 ? 8 : 4;
+      // Maps that share a row (the every-layer view) shrink their cells to fit the width they are given.
+      const over = (c) => margins(c).left + margins(c).right + rows * c > width;
+      if (this.o.fitWidth) while (cell > 8 && over(cell)) cell--;
       return { ...margins(cell), rows, cols: rows, showValues: false };
     }
     const rows = T <= ALL_ROWS ? T : WINDOW;

@@ -25,7 +25,7 @@ export class ModelView {
       const heading = h('h3', { class: 'model-row-title' }, label);
       const maps = Array.from({ length: count }, (_, k) => {
         const head = layer === ROLLOUT ? 0 : k;
-        const map = new Heatmap({ compact: true, head, table: false, interactive: false, onCell: this.hooks.cell });
+        const map = new Heatmap({ compact: true, fitWidth: true, head, table: false, interactive: false, onCell: this.hooks.cell });
         const open = h('button', { type: 'button', class: 'open-map' });
         open.addEventListener('click', () => this.hooks.open({ layer, head }));
         const box = h('figure', { class: 'model-map' }, open, map.el);
@@ -48,8 +48,10 @@ export class ModelView {
     const all = [...run.layers.flatMap((l) => l.heads.map((s) => s.weights)), run.rollout];
     const T = result.T;
     const max = Math.max(...all.map((m) => (apart ? offDiagonalMax(m.data, T) : maxOf(m.data))));
-    // Four maps fit beside each other on a desktop; on a phone a row scrolls (each map keeps ≥ 150 px).
-    const mapWidth = Math.max(150, Math.floor((width - 16 * heads) / heads));
+    // A layer's maps fit beside each other on a desktop; on a phone, rather than shrink them past
+    // readable labels, its row keeps them at full size and scrolls sideways.
+    const share = Math.floor((width - 16 * (heads - 1)) / heads);
+    const mapWidth = share >= 200 ? share : Infinity;
     const opened = state.layer === ROLLOUT ? { layer: ROLLOUT, head: 0 } : { layer: result.model.layer, head: result.model.head };
     this.rows.forEach((row, l) => {
       const rollout = l === layers;
