@@ -1,7 +1,8 @@
 // The tiny trained models: the model-file parser (well-formed and corrupted bytes, versions 1 and 2,
 // float16 and int8 layers), tokens, causality and its absence, fill-the-blank, attention rollout on a
-// hand-checked case, the committed data/model.bin against PyTorch (tests/reference/model_cases.txt,
-// made by model/make_golden.py), and the committed file's sanity.
+// hand-checked case, the committed data/model.bin and data/encoder.bin against PyTorch
+// (tests/reference/model_cases.txt and encoder_cases.txt, made by model/make_golden.py), and the
+// committed files' sanity.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -563,6 +564,7 @@ namespace {
 
 struct GoldenCase {
   std::string name, sentence;
+  Index blank = -2;  // the encoder's: the token replaced by [MASK], or -1 for a plain run; -2: a decoder case
   std::vector<ModelToken> tokens;
   std::map<std::string, Matrix> m;
   const Matrix& get(const std::string& key) const {
@@ -578,8 +580,9 @@ struct Golden {
   std::vector<GoldenCase> cases;
 };
 
-Golden read_golden() {
-  std::ifstream in(ATTN_MODEL_CASES);
+Golden read_golden(const char* path) {
+  std::ifstream in(path);
+  INFO(path);
   REQUIRE(in.good());
   Golden g;
   std::string line;
@@ -594,6 +597,8 @@ Golden read_golden() {
       words >> g.cases.back().name;
     } else if (kind == "sentence") {
       g.cases.back().sentence = line.substr(9);
+    } else if (kind == "blank") {
+      words >> g.cases.back().blank;
     } else if (kind == "token") {
       ModelToken t{};
       std::string lookup;
@@ -648,27 +653,35 @@ float require_close_rows(const Matrix& actual, const Matrix& expected, float tol
 
 }  // namespace
 
-TEST_CASE("the committed model matches PyTorch on the golden sentences to 1e-4", "[model][reference]") {
-  const Golden golden = read_golden();
-  if (std::getenv("ATTN_MODEL_FILE") == nullptr) {
-    const Bytes bytes = read_file(ATTN_MODEL_FILE);
-    INFO("tests/reference/model_cases.txt was made from another data/model.bin: run model/make_golden.py");
-    REQUIRE(bytes.size() == golden.model_bytes);
-    REQUIRE(fnv1a64(bytes) == golden.model_hash);
-  }
-  const LanguageModel& model = committed_model();
-  REQUIRE(golden.cases.size() == 5);
+namespace {
+
+// Every case of a golden file against the core: the tokens, every head's weights, every layer's output
+// and its LN1 input, LN_f, the rollout and the top 5 (the decoder's next word; the encoder's guesses for
+// the blank, through fill_blank). Returns the largest scaled difference.
+float check_golden(const LanguageModel& model, const Golden& golden) {
   float worst = 0;
   for (const GoldenCase& c : golden.cases) {
-    INFO("case " << c.name << ": " << c.sentence);
-    const ModelRun run = run_model(model, c.sentence, 5);
-    REQUIRE(run.tokens.size() == c.tokens.size());
+    INFO("case " << c.name << ": " << c.sentence
+                 << (c.blank >= 0 ? " (blank at " + std::to_string(c.blank) + ")" : ""));
+    std::vector<ModelToken> written;
+    ModelRun run;
+    if (c.blank >= 0) {
+      FilledBlank filled = fill_blank(model, c.sentence, c.blank, 5);
+      REQUIRE(filled.position == c.blank);
+      REQUIRE(filled.run.tokens[static_cast<std::size_t>(c.blank)].text == "[MASK]");
+      written = std::move(filled.tokens);
+      run = std::move(filled.run);
+    } else {
+      run = run_model(model, c.sentence, 5);
+      written = run.tokens;
+    }
+    REQUIRE(written.size() == c.tokens.size());
     for (std::size_t t = 0; t < c.tokens.size(); ++t) {
       INFO("token " << t);
-      REQUIRE(run.tokens[t].text == c.tokens[t].text);
-      REQUIRE(run.tokens[t].lookup == c.tokens[t].lookup);
-      REQUIRE(run.tokens[t].matched == c.tokens[t].matched);
-      REQUIRE(run.tokens[t].id == c.tokens[t].id);
+      REQUIRE(written[t].text == c.tokens[t].text);
+      REQUIRE(written[t].lookup == c.tokens[t].lookup);
+      REQUIRE(written[t].matched == c.tokens[t].matched);
+      REQUIRE(written[t].id == c.tokens[t].id);
     }
     worst = std::max(worst, require_close_rows(run.steps.input, c.get("input"), 1e-4f, "input"));
     for (std::size_t l = 0; l < run.steps.layers.size(); ++l) {
@@ -685,6 +698,10 @@ TEST_CASE("the committed model matches PyTorch on the golden sentences to 1e-4",
     }
     worst = std::max(worst, require_close_rows(run.final_norm, c.get("final_norm"), 1e-4f, "final_norm"));
     worst = std::max(worst, require_close_rows(run.rollout, c.get("rollout"), 1e-4f, "rollout"));
+    if (c.blank == -1) {  // the encoder on the sentence as it is guesses nothing
+      REQUIRE(run.predictions.empty());
+      continue;
+    }
     // Top 5: the same words in the same order (the golden logits are far enough apart for float32, as
     // make_golden.py prints), logits to 1e-4 relative to the largest, probabilities to 1e-4.
     const Matrix& ids = c.get("top5_ids");
@@ -701,7 +718,54 @@ TEST_CASE("the committed model matches PyTorch on the golden sentences to 1e-4",
       worst = std::max(worst, std::fabs(p.logit - logits(0, k)) / logit_scale);
     }
   }
-  WARN("largest scaled difference from PyTorch (float64): " << worst);
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("the committed model matches PyTorch on the golden sentences to 1e-4", "[model][reference]") {
+  const Golden golden = read_golden(ATTN_MODEL_CASES);
+  if (std::getenv("ATTN_MODEL_FILE") == nullptr) {
+    const Bytes bytes = read_file(ATTN_MODEL_FILE);
+    INFO("tests/reference/model_cases.txt was made from another data/model.bin: run model/make_golden.py");
+    REQUIRE(bytes.size() == golden.model_bytes);
+    REQUIRE(fnv1a64(bytes) == golden.model_hash);
+  }
+  REQUIRE(golden.cases.size() == 5);
+  WARN("largest scaled difference from PyTorch (float64): " << check_golden(committed_model(), golden));
+}
+
+TEST_CASE("the committed encoder matches PyTorch on the golden sentences and blanks to 1e-4",
+          "[model][encoder][reference]") {
+  const Golden golden = read_golden(ATTN_ENCODER_CASES);
+  const Bytes bytes = read_file(ATTN_ENCODER_FILE);
+  {
+    INFO("tests/reference/encoder_cases.txt was made from another data/encoder.bin: run model/make_golden.py");
+    REQUIRE(bytes.size() == golden.model_bytes);
+    REQUIRE(fnv1a64(bytes) == golden.model_hash);
+  }
+  const LanguageModel model = LanguageModel::parse(bytes.data(), bytes.size());
+  REQUIRE(!model.causal);
+  // A plain run and five blanks: known, stemmed and unknown words, and the full 32-token context.
+  REQUIRE(golden.cases.size() == 6);
+  REQUIRE(golden.cases[0].blank == -1);
+  for (std::size_t i = 1; i < golden.cases.size(); ++i) REQUIRE(golden.cases[i].blank >= 0);
+  WARN("largest scaled difference from PyTorch (float64): " << check_golden(model, golden));
+}
+
+TEST_CASE("committed encoder: size, vocabulary, [MASK] and a blank it fills", "[model][encoder][data]") {
+  const Bytes bytes = read_file(ATTN_ENCODER_FILE);
+  REQUIRE(bytes.size() <= 1000000);
+  const LanguageModel model = LanguageModel::parse(bytes.data(), bytes.size());
+  REQUIRE(!model.causal);
+  REQUIRE(model.vocabulary.size() == 8194);
+  REQUIRE(model.vocabulary[static_cast<std::size_t>(model.mask_id)] == "[MASK]");
+  REQUIRE(model.context == 32);
+  REQUIRE(
+      (model.captions.empty() || model.captions.size() == model.layers.size() * static_cast<std::size_t>(model.heads)));
+  const FilledBlank filled = fill_blank(model, "the train left the station on time", 4);
+  REQUIRE(filled.run.predictions.size() == 5);
+  for (const Prediction& p : filled.run.predictions) REQUIRE((p.word != "<unk>" && p.word != "[MASK]"));
 }
 
 TEST_CASE("committed model: size, vocabulary and captions", "[model][data]") {

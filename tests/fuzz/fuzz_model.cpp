@@ -1,7 +1,8 @@
-// libFuzzer target: the language-model file parser (LanguageModel::parse) on arbitrary bytes, then the
-// forward pass and rollout on whatever model it accepts. Must never crash, leak, read out of bounds or
-// throw anything but AttentionError; an accepted model must run causally with weights that are
-// probabilities. Seeds: tests/fuzz/corpus/fuzz_model (made by make_model_seeds.py).
+// libFuzzer target: the model file parser (LanguageModel::parse, versions 1 and 2) on arbitrary bytes,
+// then the forward pass and rollout on whatever model it accepts, and for an encoder fill-the-blank. Must
+// never crash, leak, read out of bounds or throw anything but AttentionError; an accepted decoder must
+// run causally, an encoder must have its [MASK] word and never guess it or <unk>, and every weight must
+// be a probability. Seeds: tests/fuzz/corpus/fuzz_model (made by make_model_seeds.py).
 #include <algorithm>
 #include <string>
 
@@ -9,6 +10,33 @@
 #include "common.hpp"
 
 using namespace attn;
+
+namespace {
+
+// What every run of an accepted model must satisfy: its weights are probabilities (zero above the
+// diagonal for a decoder), LN_f is finite, the rollout's rows sum to 1, guesses are probabilities of words.
+void check_run(const LanguageModel& model, const ModelRun& run) {
+  const std::size_t V = model.vocabulary.size();
+  FUZZ_CHECK(run.steps.layers.size() == model.layers.size(), "one step per layer");
+  for (const EncoderLayerSteps& layer : run.steps.layers)
+    for (const AttentionSteps& head : layer.attention.heads) {
+      fuzz::check_weights(head.weights, head.scaled, false);
+      if (!model.causal) continue;
+      for (Index i = 0; i < head.weights.rows(); ++i)
+        for (Index j = i + 1; j < head.weights.cols(); ++j)
+          FUZZ_CHECK(head.weights(i, j) == 0.0f, "a head looked ahead");
+    }
+  fuzz::check_finite(run.final_norm, "final LayerNorm");
+  FUZZ_CHECK(run.rollout.rows() == run.rollout.cols() && run.rollout.rows() == static_cast<Index>(run.tokens.size()),
+             "rollout shape");
+  for (Index i = 0; i < run.rollout.rows(); ++i)
+    FUZZ_CHECK(std::fabs(run.rollout.row(i).sum() - 1.0f) < 1e-3f, "a rollout row does not sum to 1");
+  for (const Prediction& p : run.predictions)
+    FUZZ_CHECK(p.probability >= 0.0f && p.probability <= 1.0f && p.id >= 0 && static_cast<std::size_t>(p.id) < V,
+               "a prediction is not a probability of a word");
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   LanguageModel model;
@@ -34,21 +62,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const AttentionError&) {
     return 0;  // e.g. huge weights overflowing float32: reported, not returned as Inf
   }
-  FUZZ_CHECK(run.steps.layers.size() == model.layers.size(), "one step per layer");
-  for (const EncoderLayerSteps& layer : run.steps.layers)
-    for (const AttentionSteps& head : layer.attention.heads) {
-      fuzz::check_weights(head.weights, head.scaled, false);
-      for (Index i = 0; i < head.weights.rows(); ++i)
-        for (Index j = i + 1; j < head.weights.cols(); ++j)
-          FUZZ_CHECK(head.weights(i, j) == 0.0f, "a head looked ahead");
-    }
-  fuzz::check_finite(run.final_norm, "final LayerNorm");
-  FUZZ_CHECK(run.rollout.rows() == run.rollout.cols() && run.rollout.rows() == static_cast<Index>(run.tokens.size()),
-             "rollout shape");
-  for (Index i = 0; i < run.rollout.rows(); ++i)
-    FUZZ_CHECK(std::fabs(run.rollout.row(i).sum() - 1.0f) < 1e-3f, "a rollout row does not sum to 1");
-  for (const Prediction& p : run.predictions)
-    FUZZ_CHECK(p.probability >= 0.0f && p.probability <= 1.0f && p.id >= 0 && static_cast<std::size_t>(p.id) < V,
-               "a prediction is not a probability of a word");
+  check_run(model, run);
+  if (model.causal) {
+    FUZZ_CHECK(model.mask_id == -1, "a decoder with a mask token");
+    return 0;
+  }
+  FUZZ_CHECK(model.mask_id > 0 && static_cast<std::size_t>(model.mask_id) < V &&
+                 model.vocabulary[static_cast<std::size_t>(model.mask_id)] == "[MASK]",
+             "an encoder without its [MASK] word");
+  FUZZ_CHECK(run.predictions.empty(), "an encoder guessed without a blank");
+  FilledBlank blank;
+  try {
+    blank = fill_blank(model, sentence, T - 1, 3);
+  } catch (const AttentionError&) {
+    return 0;
+  }
+  check_run(model, blank.run);
+  FUZZ_CHECK(blank.run.tokens[static_cast<std::size_t>(T - 1)].id == model.mask_id, "the blank is not [MASK]");
+  FUZZ_CHECK(!blank.run.predictions.empty(), "no guesses for the blank");
+  for (const Prediction& p : blank.run.predictions)
+    FUZZ_CHECK(p.id != 0 && p.id != model.mask_id, "<unk> or [MASK] guessed");
   return 0;
 }

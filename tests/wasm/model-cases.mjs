@@ -1,0 +1,63 @@
+// Helpers shared by the trained models' wasm tests (model.test.mjs, encoder.test.mjs): the reader of
+// model/make_golden.py's files, the FNV-1a hash they record, a row-scaled comparison and a float64
+// affine map. (Not a test file itself: node --test only runs *.test.mjs.)
+import assert from 'node:assert/strict';
+
+/** The format written by model/make_golden.py; an encoder case has `blank` (−1: a plain run). */
+export function parseGolden(text) {
+  const lines = text.split('\n');
+  const out = { cases: [] };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (!line) continue;
+    const [kind, ...rest] = line.split(' ');
+    const current = out.cases.at(-1);
+    if (kind === 'model') [out.bytes, out.hash] = [Number(rest[0]), rest[1]];
+    else if (kind === 'case') out.cases.push({ name: rest[0], tokens: [], m: {} });
+    else if (kind === 'sentence') current.sentence = line.slice('sentence '.length);
+    else if (kind === 'blank') current.blank = Number(rest[0]);
+    else if (kind === 'token') current.tokens.push({ text: rest[0], lookup: rest[1], matched: rest[2], id: Number(rest[3]) });
+    else {
+      const [rows, cols] = rest.map(Number);
+      current.m[kind] = { rows, cols, data: Float64Array.from(lines[++i].split(' '), Number) };
+    }
+  }
+  return out;
+}
+
+export function fnv1a64(bytes) {
+  let h = 0xcbf29ce484222325n;
+  for (const b of bytes) h = ((h ^ BigInt(b)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, '0');
+}
+
+/** |actual − expected| ≤ tolerance · max(1, max |expected row|), as tests/core/test_model.cpp. */
+export function assertCloseRows(actual, expected, tolerance, what) {
+  assert.equal(actual.rows, expected.rows, `${what}: rows`);
+  assert.equal(actual.cols, expected.cols, `${what}: cols`);
+  let worst = 0;
+  for (let r = 0; r < expected.rows; r++) {
+    let scale = 1;
+    for (let c = 0; c < expected.cols; c++) scale = Math.max(scale, Math.abs(expected.data[r * expected.cols + c]));
+    for (let c = 0; c < expected.cols; c++) {
+      const i = r * expected.cols + c;
+      const error = Math.abs(actual.data[i] - expected.data[i]) / scale;
+      assert.ok(error <= tolerance, `${what}[${r}][${c}] = ${actual.data[i]}, expected ${expected.data[i]}`);
+      worst = Math.max(worst, error);
+    }
+  }
+  return worst;
+}
+
+/** a·B + b (a: T × n, B: n × m, b: m entries), in float64: the tests' own reference. */
+export function affine(a, B, b) {
+  const out = { rows: a.rows, cols: B.cols, data: new Float64Array(a.rows * B.cols) };
+  for (let r = 0; r < a.rows; r++) {
+    for (let c = 0; c < B.cols; c++) {
+      let acc = b ? b[c] : 0;
+      for (let k = 0; k < a.cols; k++) acc += a.data[r * a.cols + k] * B.data[k * B.cols + c];
+      out.data[r * B.cols + c] = acc;
+    }
+  }
+  return out;
+}
