@@ -4,7 +4,7 @@
 plus a [MASK] token; the same pre-norm layers without the causal mask.
 
   /usr/bin/python3 model/train_encoder.py --shape 2x4x64x256 --max-steps 800 --log build/model/sweep-a.txt
-  /usr/bin/python3 model/train_encoder.py --shape 4x4x64x256 --epochs 6     # the committed run
+  /usr/bin/python3 model/train_encoder.py --shape 4x4x64x256 --epochs 6 --stop-after-minutes 40   # committed
 
 Objective: in each training sequence every position whose token is a word (not <unk>) is chosen with
 probability 15 %; a chosen position's input becomes [MASK] (80 %), a random word (10 %) or stays (10 %),
@@ -174,6 +174,11 @@ def main():
     parser.add_argument("--shape", default="4x4x64x256", help="layers x heads x d_model x d_ff")
     parser.add_argument("--epochs", type=float, default=6, help="passes over the training pieces")
     parser.add_argument("--max-steps", type=int, default=0, help="train exactly this many steps instead of --epochs")
+    parser.add_argument("--stop-after-minutes", type=float, default=0,
+                        help="end early, after the step that passes this much wall time (the learning-rate schedule "
+                             "still runs over all the planned steps); the log says at which step")
+    parser.add_argument("--stop-at-step", type=int, default=0,
+                        help="end after this step of the planned ones: reproduces a run --stop-after-minutes ended")
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--max-positions", type=int, default=4096, help="tokens per batch (B × T)")
     parser.add_argument("--seed", type=int, default=1)
@@ -262,10 +267,19 @@ def main():
                     f"{running / running_n:.4f} ({time.time() - started:.0f} s wall, "
                     f"{time.process_time() - cpu_started:.0f} s cpu)")
                 running, running_n = 0.0, 0
-            if step % eval_every == 0 or step == total_steps:
+            # The wall-time budget (a shared machine's speed varies several-fold) or a given step ends the
+            # run early; the schedule is unchanged, so --stop-at-step reproduces a run the clock ended.
+            out_of_time = args.stop_after_minutes and time.time() - started > 60 * args.stop_after_minutes
+            stopped = step < total_steps and (out_of_time or step == args.stop_at_step)
+            if step % eval_every == 0 or step == total_steps or stopped:
                 r = evaluate(model, cases, mask_id)
                 log(f"held-out after step {step}: top-1 {100 * r['top1']:.2f}% top-5 {100 * r['top5']:.2f}% "
                     f"cross-entropy {r['nll']:.4f} ({time.time() - started:.0f} s wall)")
+            if stopped:
+                log(f"stopped after step {step} of the {total_steps} planned "
+                    f"({'the ' + str(args.stop_after_minutes) + '-minute budget' if out_of_time else '--stop-at-step'});"
+                    f" reproduce with the same arguments and --stop-at-step {step}")
+                total_steps = step
             if step == total_steps:
                 break
 
