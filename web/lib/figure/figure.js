@@ -26,7 +26,7 @@ const HINTS = {
   model: 'Every layer’s heads, then the rollout. Open a map to see it large, with its steps.',
 };
 /** The embed snippet's frame height per view, and per word past seven, in CSS px (see embedSnippet; README.md says the same). */
-const EMBED_HEIGHTS = { heatmap: [880], lines: [580, 26], steps: [580, 22], heads: [1020], model: [600] };
+const EMBED_HEIGHTS = { heatmap: [880], lines: [580, 26], steps: [580, 22], heads: [1020], model: [320] };
 const VIEW_CLASSES = { heatmap: HeatmapView, lines: LinesView, steps: StepsView, heads: HeadsView, model: ModelView };
 
 export class Figure {
@@ -334,10 +334,11 @@ export class Figure {
     const { view, source } = this.store.state,
       [base, row = 0] = EMBED_HEIGHTS[view];
     const layers = this.store.shown?.model?.layers ?? 2;
-    // The every-layer view: a row of maps per layer and one for the rollout (about 300 px each).
+    // The every-layer view: a row of maps per layer and one for the rollout (about 400 px each with
+    // their measured captions).
     const height =
       view === 'model'
-        ? base + 300 * (layers + 1)
+        ? base + 400 * (layers + 1)
         : base + row * Math.max(0, Math.min(this.store.shown?.T ?? 0, 50) - 7) + (isTrained(source) ? 380 : 0);
     const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
     return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
