@@ -4,7 +4,8 @@
 plus a [MASK] token; the same pre-norm layers without the causal mask.
 
   /usr/bin/python3 model/train_encoder.py --shape 2x4x64x256 --max-steps 800 --log build/model/sweep-a.txt
-  /usr/bin/python3 model/train_encoder.py --shape 4x4x64x256 --epochs 6 --stop-after-minutes 40   # committed
+  OMP_WAIT_POLICY=PASSIVE sh model/openblas.sh /usr/bin/python3 model/train_encoder.py --shape 3x4x80x256 \
+      --epochs 8 --eval-every 500 --stop-after-minutes 30     # the committed run (model/README.md)
 
 Objective: in each training sequence every position whose token is a word (not <unk>) is chosen with
 probability 15 %; a chosen position's input becomes [MASK] (80 %), a random word (10 %) or stays (10 %),
@@ -171,7 +172,7 @@ def unigram_baseline(train_ids, cases, vocab_size, mask_id):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--shape", default="4x4x64x256", help="layers x heads x d_model x d_ff")
+    parser.add_argument("--shape", default="3x4x80x256", help="layers x heads x d_model x d_ff")
     parser.add_argument("--epochs", type=float, default=6, help="passes over the training pieces")
     parser.add_argument("--max-steps", type=int, default=0, help="train exactly this many steps instead of --epochs")
     parser.add_argument("--stop-after-minutes", type=float, default=0,
