@@ -375,6 +375,10 @@ test('the core and the word vectors are fetched once: app.js takes over what loa
   const { page, problems } = await openWatched(browser, url);
   try {
     await drawn(page);
+    // The first figure may draw from the vectors' first chunk before the whole table has arrived.
+    await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/vectors.bin')), null, {
+      timeout: 30_000,
+    });
     const state = await page.evaluate(() => ({
       left: Object.keys(window.attentionEarly ?? { missing: true }),
       fetched: performance.getEntriesByType('resource').map((r) => r.name.split('/').pop()),

@@ -191,7 +191,11 @@ test("examples page, strict CSP: three widgets draw the core's numbers from one 
       ),
       requests.join(' '),
     );
-    // The word vectors are fetched after the first paint.
+    // The word vectors are fetched after the first paint. The figures draw from the first chunk, so the
+    // whole table may still be arriving: its timing entry appears once it has.
+    await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/vectors.bin')), null, {
+      timeout: 30_000,
+    });
     const timing = await page.evaluate(() => ({
       paint: performance.getEntriesByType('paint').find((e) => e.name === 'first-paint')?.startTime,
       vectors: performance.getEntriesByType('resource').find((e) => e.name.endsWith('/vectors.bin'))?.startTime,
