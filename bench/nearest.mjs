@@ -8,31 +8,12 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { emit, parseArgs, time } from './common.mjs';
+import { parseVectors } from '../scripts/vectors-file.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const wasmDir = join(root, 'build', 'wasm');
 const opts = parseArgs();
 const K = 10;
-
-/** data/vectors.bin's words and de-quantised vectors (format: data/README.md). */
-export function parseVectors(bytes) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint32(8, true),
-    dim = view.getUint32(12, true),
-    wordsBytes = view.getUint32(16, true);
-  const words = new TextDecoder()
-    .decode(bytes.subarray(20, 20 + wordsBytes))
-    .split('\n')
-    .slice(0, count);
-  const scalesAt = 20 + wordsBytes,
-    valuesAt = scalesAt + 4 * count;
-  const data = new Float32Array(count * dim);
-  for (let i = 0; i < count; i++) {
-    const scale = view.getFloat32(scalesAt + 4 * i, true);
-    for (let k = 0; k < dim; k++) data[i * dim + k] = Math.fround(scale * view.getInt8(valuesAt + i * dim + k));
-  }
-  return { words, count, dim, data };
-}
 
 /** The plain-JS search: norms once, then cosine with every word and the k best kept in order (ties: lower row). */
 export function plainSearch({ count, dim, data }) {

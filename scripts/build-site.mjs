@@ -25,6 +25,7 @@ import { copyFile, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { subsetVectors } from './vectors-file.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'build', 'site');
@@ -178,38 +179,9 @@ const sentences = [DEFAULTS.sentence, DEFAULTS.sentence2, COMPARE_DEFAULTS.sente
 for (const f of ['index.html', 'dark.html']) {
   for (const [, text] of (await readFile(join(root, 'examples', f), 'utf8')).matchAll(/sentence="([^"]*)"/g)) sentences.push(text);
 }
-const first = firstChunk(await readFile(join(root, 'data', 'vectors.bin')), FIRST_WORDS, new Set(sentences.join(' ').split(/\s+/)));
+const extra = new Set(sentences.join(' ').split(/\s+/));
+const first = subsetVectors(await readFile(join(root, 'data', 'vectors.bin')), (i, word) => i < FIRST_WORDS || extra.has(word));
 for (const name of ['vectors-first.bin', 'widget/vectors-first.bin']) await writeFile(join(out, name), first);
-
-/** The ATTNVEC1 file (data/README.md) of the first n rows plus the rows of `extra` words, in table order. */
-function firstChunk(bytes, n, extra) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint32(8, true),
-    dim = view.getUint32(12, true),
-    wordsBytes = view.getUint32(16, true);
-  const words = new TextDecoder()
-    .decode(bytes.subarray(20, 20 + wordsBytes))
-    .split('\n')
-    .slice(0, count);
-  const rows = words.map((w, i) => i).filter((i) => i < n || extra.has(words[i]));
-  const blob = new TextEncoder().encode(rows.map((i) => `${words[i]}\n`).join(''));
-  const outBytes = new Uint8Array(20 + blob.length + rows.length * (4 + dim));
-  outBytes.set(bytes.subarray(0, 8));
-  const o = new DataView(outBytes.buffer);
-  o.setUint32(8, rows.length, true);
-  o.setUint32(12, dim, true);
-  o.setUint32(16, blob.length, true);
-  outBytes.set(blob, 20);
-  const scales = 20 + wordsBytes,
-    values = scales + 4 * count,
-    outScales = 20 + blob.length,
-    outValues = outScales + 4 * rows.length;
-  rows.forEach((i, k) => {
-    outBytes.set(bytes.subarray(scales + 4 * i, scales + 4 * i + 4), outScales + 4 * k);
-    outBytes.set(bytes.subarray(values + dim * i, values + dim * (i + 1)), outValues + dim * k);
-  });
-  return outBytes;
-}
 
 const rows = [];
 async function list(dir, prefix = '') {

@@ -6,32 +6,13 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { load, root } from './load.mjs';
+import { parseVectors } from '../../scripts/vectors-file.mjs';
 
 let api, core, vectors, table;
 
-/** data/vectors.bin parsed in JS (format: data/README.md): words and de-quantised float32 rows. */
-function parseVectors(bytes) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const count = view.getUint32(8, true),
-    dim = view.getUint32(12, true),
-    wordsBytes = view.getUint32(16, true);
-  const words = new TextDecoder()
-    .decode(bytes.subarray(20, 20 + wordsBytes))
-    .split('\n')
-    .slice(0, count);
-  const scalesAt = 20 + wordsBytes,
-    valuesAt = scalesAt + 4 * count;
-  const rows = new Float32Array(count * dim);
-  for (let i = 0; i < count; i++) {
-    const scale = view.getFloat32(scalesAt + 4 * i, true);
-    for (let k = 0; k < dim; k++) rows[i * dim + k] = Math.fround(scale * view.getInt8(valuesAt + i * dim + k));
-  }
-  return { words, count, dim, rows };
-}
-
 /** The reference: brute force in double precision over every word, for q as the core gets it (float32). */
 function reference(vector, k, exclude = []) {
-  const { count, dim, rows, words } = table;
+  const { count, dim, data: rows, words } = table;
   const q = Float32Array.from(vector);
   const skip = new Set(exclude.map((e) => (typeof e === 'string' ? words.indexOf(e) : e)));
   let qq = 0;
