@@ -5,7 +5,7 @@
 import { access } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../scripts/chromium.mjs';
 import { startServer } from '../scripts/serve.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,19 +23,7 @@ await access(join(site, 'index.html')).catch(() => {
   throw new Error(`${site}/index.html is missing: run bash scripts/build.sh first`);
 });
 const { server, url } = await startServer(site, 0);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--no-first-run',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium();
 const out = { label: 'chromium', version: browser.version(), navigations: [], keystrokes: [] };
 
 /**

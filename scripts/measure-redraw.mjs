@@ -13,7 +13,7 @@
 // Run: node scripts/measure-redraw.mjs [runs=30] [--site=build/site] [--sizes=8,16,32,64,128,1000]
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { startServer } from './serve.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -79,7 +79,7 @@ function timeInPage({ runs, kind, a, b }) {
 }
 
 const { server, url } = await startServer(site, 0);
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(url);

@@ -10,8 +10,8 @@ import { interpolateViridis } from 'd3-scale-chromatic';
 import { access, readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { labelOf } from '../../web/lib/format.js';
 
 /** The figure's token cap (web/lib/core.js MAX_TOKENS): longer text is cut to its first MAX_TOKENS tokens. */
@@ -39,21 +39,7 @@ export const HOSTILE = [
 /** Element tags that must never appear from typed text. */
 const DANGEROUS = ['script', 'img', 'iframe', 'object', 'embed', 'foreignObject', 'image', 'a'];
 
-export function launch() {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
-}
+export const launch = launchChromium;
 
 /**
  * What every browser test file starts once: the reference core in node, the built site (build/site)
