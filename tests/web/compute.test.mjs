@@ -173,3 +173,14 @@ test('problems are results, never exceptions: no words, not loaded yet, a failed
   assert.equal(compute(apply(DEFAULTS, { source: 'decoder' }), sources()).kind, 'loading');
   assert.equal(compute(apply(DEFAULTS, { source: 'encoder' }), sources()).kind, 'loading');
 });
+
+test('the story line of a long text keeps four decimals where two would print 0.00', async () => {
+  const { storyOf } = await import('../../web/lib/figure/notes.js');
+  const long = run({ sentence: 'the cat sat on the mat '.repeat(200) });
+  assert.ok(long.ok && long.T === 1024);
+  const line = storyOf(apply(DEFAULTS, { sentence: 'x' }), long);
+  assert.doesNotMatch(line, /\(0\.00\)|itself 0\.00\b/, line);
+  assert.match(line, /\(0\.00\d\d\)/, line);
+  // A short sentence keeps two.
+  assert.match(storyOf(apply(DEFAULTS, {}), run({})), /“train” looks most at “station” \(0\.21\)/);
+});

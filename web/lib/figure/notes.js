@@ -14,6 +14,9 @@ function named(tokens, i) {
   return `“${text}”${repeated ? ` (${i + 1})` : ''}`;
 }
 
+/** A weight as the story writes it: two decimals, or four when it is that small (a long text spreads each row thin). */
+const weight = (w) => num(w, w > 0 && w < 0.005 ? 4 : 2);
+
 /** The strongest entry of line i (a row, or a column when byColumn) other than i itself: { k, w }. */
 function strongest(m, i, byColumn) {
   const T = m.rows;
@@ -33,18 +36,18 @@ export function storyOf(state, result) {
   const i = wordOf(state, result),
     m = result.shown,
     t = result.tokens;
-  if (result.T === 1) return `${named(t, 0)} is the only word: it can look only at itself (weight ${num(m.data[0], 2)}).`;
+  if (result.T === 1) return `${named(t, 0)} is the only word: it can look only at itself (weight ${weight(m.data[0])}).`;
   const byColumn = result.norm === 'columns';
   const { k, w, self } = strongest(m, i, byColumn);
-  if (w <= 0) return `${named(t, i)} can look only at itself here (weight ${num(self, 2)}): the causal mask hides every later word.`;
-  const after = self > w ? `, after itself (${num(self, 2)})` : `; on itself ${num(self, 2)}`;
+  if (w <= 0) return `${named(t, i)} can look only at itself here (weight ${weight(self)}): the causal mask hides every later word.`;
+  const after = self > w ? `, after itself (${weight(self)})` : `; on itself ${weight(self)}`;
   const rollout = result.kind === 'model' && result.model.rollout;
   if (byColumn)
-    return `Down the column of the key ${named(t, i)}: the query that takes most of it is ${named(t, k)} (${num(w, 2)})${after}.`;
+    return `Down the column of the key ${named(t, i)}: the query that takes most of it is ${named(t, k)} (${weight(w)})${after}.`;
   const verb = rollout ? 'draws most, through every layer, on' : 'looks most at';
-  let line = `${named(t, i)} ${verb} ${named(t, k)} (${num(w, 2)})${after}.`;
+  let line = `${named(t, i)} ${verb} ${named(t, k)} (${weight(w)})${after}.`;
   const back = strongest(m, k, false);
-  if (back.k === i && back.w > 0 && !rollout) line += ` ${named(t, k)} looks most at ${named(t, i)} in turn (${num(back.w, 2)}).`;
+  if (back.k === i && back.w > 0 && !rollout) line += ` ${named(t, k)} looks most at ${named(t, i)} in turn (${weight(back.w)}).`;
   return line;
 }
 
@@ -56,7 +59,7 @@ function headsStory(state, result) {
   if (result.T === 1) return '';
   const each = maps.map((m) => {
     const { k, w } = strongest(m.weights, i, false);
-    return `${m.title} → ${k < 0 || w <= 0 ? 'itself' : `${named(t, k)} (${num(w, 2)})`}`;
+    return `${m.title} → ${k < 0 || w <= 0 ? 'itself' : `${named(t, k)} (${weight(w)})`}`;
   });
   return `Where ${named(t, i)} looks most, head by head: ${each.join('; ')}.`;
 }
