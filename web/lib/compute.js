@@ -322,22 +322,24 @@ function headsOf(core, X, options, d) {
 }
 
 // ---- the trained model -------------------------------------------------------------------------------
-/** The sentence, or its first `context` tokens when the model cannot read it all (they tokenise back to themselves). */
+/**
+ * What the model reads of the sentence: { text: the sentence, or its first `context` tokens when it
+ * cannot read it all (they tokenise back to themselves), T: its token count, total: the sentence's
+ * token count when cut, else null }.
+ */
 function fitted(sentence, core, model) {
   const tokens = core.tokenize(sentence);
-  return tokens.length <= model.context ? sentence : tokens.slice(0, model.context).join(' ');
+  if (tokens.length <= model.context) return { text: sentence, T: tokens.length, total: null };
+  return { text: tokens.slice(0, model.context).join(' '), T: model.context, total: tokens.length };
 }
 
 function modelResult(state, { core, model }, key) {
   const encoder = model.kind === 'encoder';
   let run,
-    total = null,
     blank = null;
-  const text = fitted(state.sentence, core, model);
-  if (text !== state.sentence) total = core.tokenize(state.sentence).length;
+  const { text, T, total } = fitted(state.sentence, core, model);
   if (encoder && state.blank !== null) {
     // Fill the blank: the word at state.blank becomes [MASK]; that run's attention is what is drawn.
-    const T = core.tokenize(text).length;
     const position = Math.min(state.blank, T - 1);
     const filled = model.fill(text, position, { top: 5 });
     run = filled.run;

@@ -121,9 +121,8 @@ export class Store {
   #load() {
     if (!this.started) return;
     const s = this.sources,
-      trained = isTrained(this.state.source) && !s.imported ? this.state.source : null,
-      needModel = Boolean(trained);
-    const needVectors = (!needModel && !s.imported) || this.options.preloadVectors;
+      trained = isTrained(this.state.source) && !s.imported ? this.state.source : null;
+    const needVectors = (!trained && !s.imported) || this.options.preloadVectors;
     if (needVectors && (!s.vectors || s.vectorsPartial) && !this.vectorsLoading && !s.vectorsError) {
       // The first chunk of the table draws a first figure (when every word is in it) while the whole
       // table streams; the whole table then takes its place.
