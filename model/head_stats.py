@@ -97,6 +97,21 @@ def caption(stats, chance):
             f"{stats['distance']:.1f} words back on average"), "spread"
 
 
+def per_head(m, means, chance, caption_of):
+    """Each head's measured shares, its caption (caption_of(stats, chance) → (text, rule)) and a printed
+    line: (captions in layer-major order, one record per head)."""
+    captions, heads = [], []
+    for l in range(m["layers"]):
+        for h in range(m["heads"]):
+            stats = {k: v[l][h] for k, v in means.items()}
+            text, rule = caption_of(stats, chance)
+            captions.append(text)
+            heads.append({"layer": l, "head": h, "caption": text, "chosen": rule,
+                          **{k: round(v, 4) for k, v in stats.items()}})
+            print(f"L{l} H{h}: {text}\n        " + "  ".join(f"{k} {v:.3f}" for k, v in stats.items()))
+    return captions, heads
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", default=str(tinylm.MODEL_FILE))
@@ -109,15 +124,7 @@ def main():
     pieces = [p for line in validation_lines for p in tinylm.chunks(line, m["context"]) if len(p) >= 3]
     means, chance, counts = measure(model, pieces, vocab, m["context"])
 
-    captions, heads = [], []
-    for l in range(m["layers"]):
-        for h in range(m["heads"]):
-            stats = {k: v[l][h] for k, v in means.items()}
-            text, rule = caption(stats, chance)
-            captions.append(text)
-            heads.append({"layer": l, "head": h, "caption": text, "chosen": rule,
-                          **{k: round(v, 4) for k, v in stats.items()}})
-            print(f"L{l} H{h}: {text}\n        " + "  ".join(f"{k} {v:.3f}" for k, v in stats.items()))
+    captions, heads = per_head(m, means, chance, caption)
     print("chance (uniform over visible words): " + "  ".join(f"{k} {v:.3f}" for k, v in chance.items()))
     print(f"queries: {counts}")
     size = tinylm.replace_captions(args.model, captions)

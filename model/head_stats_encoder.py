@@ -19,7 +19,7 @@ import torch
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tinylm  # noqa: E402
-from head_stats import is_punctuation  # noqa: E402
+from head_stats import is_punctuation, per_head  # noqa: E402
 
 STATS_FILE = tinylm.ROOT / "model" / "encoder-head-stats.json"
 # Statistics of where the weight goes: (key, caption phrase).
@@ -186,15 +186,7 @@ def main():
     pieces = [p for line in validation_lines for p in tinylm.chunks(line, m["context"]) if len(p) >= 4]
     means, chance, counts = measure(model, pieces, vocab, pos_of)
 
-    captions, heads = [], []
-    for l in range(m["layers"]):
-        for h in range(m["heads"]):
-            stats = {k: v[l][h] for k, v in means.items()}
-            text, rule = caption(stats, chance)
-            captions.append(text)
-            heads.append({"layer": l, "head": h, "caption": text, "chosen": rule,
-                          **{k: round(v, 4) for k, v in stats.items()}})
-            print(f"L{l} H{h}: {text}\n        " + "  ".join(f"{k} {v:.3f}" for k, v in stats.items()))
+    captions, heads = per_head(m, means, chance, caption)
     print("chance (uniform over all words): " + "  ".join(f"{k} {v:.3f}" for k, v in chance.items()))
     print(f"queries: {counts}")
     sharp = [(h["layer"], h["head"], k, h[k]) for h in heads for k, _ in TARGETS if h[k] >= 0.5]

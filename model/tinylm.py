@@ -160,6 +160,45 @@ def make_model(vocab_size, d_model, heads, d_ff, layers, context, dropout, causa
     return TinyLM()
 
 
+# ---- training (train.py, train_encoder.py) ----------------------------------------------------------------
+def log_to(path):
+    """A log function that prints each line and writes it to `path` as it goes."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(path, "w", encoding="utf-8")
+
+    def log(*parts):
+        line = " ".join(str(p) for p in parts)
+        print(line, flush=True)
+        handle.write(line + "\n")
+        handle.flush()
+    return log
+
+
+def tied_logits(model, h):
+    """logits = h·Eᵀ. Written as a 1×1 convolution only for speed: Debian's torch links the reference
+    BLAS, and its oneDNN convolution computes the same product ~4× faster (check_tied_logits)."""
+    import torch.nn.functional as F
+    return F.conv1d(h.T.unsqueeze(0), model.embedding.weight.unsqueeze(2)).squeeze(0).T
+
+
+def check_tied_logits(model, d_model):
+    """The convolution gives h·Eᵀ (checked once at start-up, on random h)."""
+    import torch
+    with torch.no_grad():
+        h = torch.randn(100, d_model)
+        assert torch.allclose(tied_logits(model, h), h @ model.embedding.weight.T, atol=1e-5)
+
+
+def adamw(model, lr):
+    """AdamW; no weight decay on biases, LayerNorm parameters or the embedding (rare words would shrink)."""
+    import torch
+    decay = [p for n, p in model.named_parameters() if p.dim() == 2 and "embedding" not in n]
+    rest = [p for n, p in model.named_parameters() if not (p.dim() == 2 and "embedding" not in n)]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
+                             lr=lr, betas=(0.9, 0.98))
+
+
 # ---- data/model.bin and data/encoder.bin ---------------------------------------------------------------
 MAGIC, VERSION = b"ATTNLM", 1
 VERSION_2 = 2  # adds the mask token's id to the header and the flags below

@@ -21,17 +21,6 @@ import tinylm  # noqa: E402
 HYPER = dict(vocab_words=8192, d_model=64, heads=4, d_ff=256, layers=2, context=32, dropout=0.1)
 
 
-def log_to(path):
-    handle = open(path, "w", encoding="utf-8")
-
-    def log(*parts):
-        line = " ".join(str(p) for p in parts)
-        print(line, flush=True)
-        handle.write(line + "\n")
-        handle.flush()
-    return log
-
-
 def sequences(lines, vocab, context):
     """Every line as id pieces of at most `context` tokens (see tinylm.chunks)."""
     return [torch.tensor(piece, dtype=torch.long) for line in lines for piece in tinylm.chunks(vocab.ids(line), context)]
@@ -70,12 +59,6 @@ def pad(seqs, idx):
     return x, y
 
 
-def tied_logits(model, h):
-    """logits = h·Eᵀ. Written as a 1×1 convolution only for speed: Debian's torch links the reference
-    BLAS, and its oneDNN convolution computes the same product ~4× faster (checked equal at start-up)."""
-    return F.conv1d(h.T.unsqueeze(0), model.embedding.weight.unsqueeze(2)).squeeze(0).T
-
-
 def evaluate(model, seqs, unigram_log_probs):
     """Mean cross-entropy (nats per predicted token) of the model and of the unigram baseline on the same
     targets, over all targets and over targets that are not <unk>."""
@@ -88,7 +71,7 @@ def evaluate(model, seqs, unigram_log_probs):
             keep = y >= 0
             h = model.hidden(x)[keep]
             target = y[keep]
-            nll = F.cross_entropy(tied_logits(model, h), target, reduction="none")
+            nll = F.cross_entropy(tinylm.tied_logits(model, h), target, reduction="none")
             uni = -unigram_log_probs[target]
             known = target != 0
             total["model"] += nll.sum().item()
@@ -114,7 +97,7 @@ def main():
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(2)
-    log = log_to(args.log)
+    log = tinylm.log_to(args.log)
     started = time.time()
     log(f"torch {torch.__version__}, {torch.get_num_threads()} threads, seed {args.seed}")
     log("hyperparameters:", HYPER, f"epochs {args.epochs} lr {args.lr} max_positions {args.max_positions}")
@@ -140,15 +123,9 @@ def main():
                               HYPER["dropout"])
     params = sum(p.numel() for p in model.parameters())
     log(f"model: {params} parameters ({model.embedding.weight.numel()} in the tied embedding)")
-    with torch.no_grad():
-        h = torch.randn(100, HYPER["d_model"])
-        assert torch.allclose(tied_logits(model, h), h @ model.embedding.weight.T, atol=1e-5)
+    tinylm.check_tied_logits(model, HYPER["d_model"])
 
-    # AdamW; no weight decay on biases, LayerNorm parameters or the embedding (rare words would shrink).
-    decay = [p for n, p in model.named_parameters() if p.dim() == 2 and "embedding" not in n]
-    rest = [p for n, p in model.named_parameters() if not (p.dim() == 2 and "embedding" not in n)]
-    optimiser = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
-                                  lr=args.lr, betas=(0.9, 0.98))
+    optimiser = tinylm.adamw(model, args.lr)
     generator = torch.Generator().manual_seed(args.seed)
     epoch_batches = [batches(train, args.max_positions, generator) for _ in range(args.epochs)]
     total_steps = sum(len(b) for b in epoch_batches)
@@ -170,7 +147,7 @@ def main():
             x, y = pad(train, idx)
             keep = y >= 0
             h = model.hidden(x)[keep]
-            loss = F.cross_entropy(tied_logits(model, h), y[keep])
+            loss = F.cross_entropy(tinylm.tied_logits(model, h), y[keep])
             for group in optimiser.param_groups:
                 group["lr"] = learning_rate(step)
             optimiser.zero_grad(set_to_none=True)

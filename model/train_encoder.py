@@ -42,19 +42,6 @@ def parse_shape(text):
     return {"layers": layers, "heads": heads, "d_model": d_model, "d_ff": d_ff}
 
 
-def log_to(path):
-    path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = open(path, "w", encoding="utf-8")
-
-    def log(*parts):
-        line = " ".join(str(p) for p in parts)
-        print(line, flush=True)
-        handle.write(line + "\n")
-        handle.flush()
-    return log
-
-
 def pieces(lines, vocab):
     """Every line as id pieces of at most CONTEXT tokens (tinylm.chunks), as lists of ids."""
     return [piece for line in lines for piece in tinylm.chunks(vocab.ids(line), CONTEXT)]
@@ -102,12 +89,6 @@ def blas_in_use():
     return ", ".join(sorted(paths)) or "none"
 
 
-def tied_logits(model, h):
-    """logits = h·Eᵀ, as a 1×1 convolution only for speed (Debian's torch links the reference BLAS; its
-    oneDNN convolution is ~4× faster; train.py checks both agree)."""
-    return F.conv1d(h.T.unsqueeze(0), model.embedding.weight.unsqueeze(2)).squeeze(0).T
-
-
 def held_out_cases(validation, mask_id):
     """The fill-the-blank cases: for each validation piece, each word position chosen with probability
     15 % by a fixed generator (at least one per piece of ≥ 2 words), masked on its own. Returns
@@ -148,7 +129,7 @@ def evaluate(model, cases, mask_id):
             for s in range(0, len(targets), 512):
                 x, p, y = inputs[s:s + 512], positions[s:s + 512], targets[s:s + 512]
                 h = model.hidden(x)[torch.arange(len(p)), p]
-                logits = tied_logits(model, h)
+                logits = tinylm.tied_logits(model, h)
                 nll += F.cross_entropy(logits, y, reduction="sum").item()
                 top = excluded_logits(logits, mask_id).topk(5, dim=1).indices
                 hits1 += (top[:, 0] == y).sum().item()
@@ -191,7 +172,7 @@ def main():
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(2)
-    log = log_to(args.log)
+    log = tinylm.log_to(args.log)
     started, cpu_started = time.time(), time.process_time()
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
@@ -221,15 +202,9 @@ def main():
                               DROPOUT, causal=False)
     params = sum(p.numel() for p in model.parameters())
     log(f"model: {params} parameters ({model.embedding.weight.numel()} in the tied embedding)")
-    with torch.no_grad():
-        h = torch.randn(100, shape["d_model"])
-        assert torch.allclose(tied_logits(model, h), h @ model.embedding.weight.T, atol=1e-5)
+    tinylm.check_tied_logits(model, shape["d_model"])
 
-    # AdamW; no weight decay on biases, LayerNorm parameters or the embedding (rare words would shrink).
-    decay = [p for n, p in model.named_parameters() if p.dim() == 2 and "embedding" not in n]
-    rest = [p for n, p in model.named_parameters() if not (p.dim() == 2 and "embedding" not in n)]
-    optimiser = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
-                                  lr=args.lr, betas=(0.9, 0.98))
+    optimiser = tinylm.adamw(model, args.lr)
     generator = torch.Generator().manual_seed(args.seed)
     per_epoch = len(batches(by_length, args.max_positions, torch.Generator().manual_seed(0)))
     total_steps = args.max_steps or int(round(args.epochs * per_epoch))
@@ -253,7 +228,7 @@ def main():
             if not chosen.any():
                 continue
             h = model.hidden(inputs)[chosen]
-            loss = F.cross_entropy(tied_logits(model, h), x[chosen])
+            loss = F.cross_entropy(tinylm.tied_logits(model, h), x[chosen])
             for group in optimiser.param_groups:
                 group["lr"] = learning_rate(step)
             optimiser.zero_grad(set_to_none=True)
