@@ -16,7 +16,11 @@ Format (text, one item per line):
   <name> <rows> <cols>                                  then rows·cols numbers on the next line:
       input (√d·E[ids] + PE), L<l>.H<h>.weights, L<l>.output, final_norm, rollout,
       top5_ids, top5_logits, top5_probabilities (1 × 5, most probable first; the decoder's next word
-      after the last token, the encoder's guesses for the blank; never <unk> or [MASK])"""
+      after the last token, the encoder's guesses for the blank; never <unk> or [MASK]),
+      nearest.input.ids / .similarities, nearest.L<l>.ids / .similarities (T × 5): per position, the five
+      words whose embeddings are nearest by cosine to that row of the input or of layer l's output read
+      through LN_f (attn::nearest_embeddings with final_norm), the position's own word, <unk> and [MASK]
+      left out"""
 import pathlib
 import sys
 
@@ -84,6 +88,23 @@ def top5(logits, mask_id, vocab, probabilities=None):
     return top.indices, logits[top.indices], probabilities[top.indices]
 
 
+def nearest(model, m, stream, ids):
+    """Per row of the stream (T × d): the five words whose embeddings are nearest by cosine to LN_f(row),
+    the row's own word, <unk> (0) and [MASK] skipped; ties (never seen here) to the lower id."""
+    import torch
+    with torch.no_grad():
+        E = model.embedding.weight
+        read = model.final_norm(stream)
+        cosine = (read @ E.T) / (read.norm(dim=1, keepdim=True) * E.norm(dim=1)[None, :])
+        cosine[:, 0] = float("-inf")
+        if m["mask_id"]:
+            cosine[:, m["mask_id"]] = float("-inf")
+        for t, i in enumerate(ids):
+            cosine[t, i] = float("-inf")
+        top = torch.topk(cosine, 5, dim=1)
+        return top.indices, top.values
+
+
 def run_case(lines, model, m, vocab, name, sentence, blank=None):
     """One case: the tokens, every head's weights, each layer's output, LN_f, rollout and the top 5 of the
     last position (decoder) or of the blank (encoder). blank: None for the decoder, else a position or -1."""
@@ -110,6 +131,10 @@ def run_case(lines, model, m, vocab, name, sentence, blank=None):
         write(lines, f"L{l}.output", out[0])
     write(lines, "final_norm", final[0])
     write(lines, "rollout", tinylm.rollout([w[0] for w in weights]))
+    for what, stream in [("input", x0[0])] + [(f"L{l}", out[0]) for l, out in enumerate(outputs)]:
+        nearest_ids, similarities = nearest(model, m, stream, ids)
+        write(lines, f"nearest.{what}.ids", nearest_ids.double())
+        write(lines, f"nearest.{what}.similarities", similarities)
     if blank == -1:
         return
     position = len(tokens) - 1 if blank is None else blank

@@ -230,6 +230,15 @@ export interface LanguageModel {
    * a whole number in range throws an AttentionError naming the valid range.
    */
   attentionWeights(layer: number): ModelAttentionWeights;
+  /**
+   * The k vocabulary words whose embeddings (rows of E, also the tied output head) are nearest to `vector`
+   * (dModel values: a row of a run's `input`, or of a layer's `output`) by cosine similarity, over the
+   * whole vocabulary, best first; '<unk>' and '[MASK]' are never among them. `finalNorm`: read the vector
+   * through the final LayerNorm first, as the output head reads the last layer. Throws AttentionError for
+   * a vector of the wrong length, a NaN or ±Inf value, an all-zero vector, k < 1, or an unknown word in
+   * `exclude`.
+   */
+  nearest(vector: ArrayLike<number>, k: number, options?: { exclude?: ReadonlyArray<string | number>; finalNorm?: boolean }): Neighbour[];
   /** Frees the wasm-side model. Calling run or attentionWeights afterwards throws. */
   delete(): void;
 }

@@ -221,9 +221,12 @@ function wrap(raw) {
   /** A trained model: kind 'decoder' (model.bin, causal) or 'encoder' (encoder.bin, bidirectional, fill). */
   class LanguageModel {
     #handle;
+    #size; // the vocabulary's size, for nearest's checks
     constructor(handle) {
       this.#handle = handle;
-      Object.assign(this, handle.info());
+      const info = handle.info();
+      Object.assign(this, info);
+      this.#size = info.vocabularySize;
     }
     /** @param {string} sentence @param {{ top?: number, keep?: readonly string[] }} [options] */
     run(sentence, { top = 5, keep } = {}) {
@@ -241,6 +244,30 @@ function wrap(raw) {
       if (typeof sentence !== 'string') throw new AttentionError('fill needs a string');
       if (!Number.isInteger(position)) throw new AttentionError(`position must be a whole number, got ${JSON.stringify(position)}`);
       return checked(this.#handle.fill(sentence, position, asTop(top), keepMask(keep)));
+    }
+    /**
+     * The k vocabulary words whose embeddings (the tied output head's rows) are nearest to `vector`
+     * (dModel values, e.g. a row of a run's input or of a layer's output) by cosine similarity, best
+     * first: [{ word, id, similarity }]. finalNorm: read the vector through the final LayerNorm first,
+     * as the output head reads the last layer. exclude: words or ids to leave out.
+     */
+    nearest(vector, k, { exclude = [], finalNorm = false } = {}) {
+      if (!this.#handle) throw new AttentionError('this model was deleted');
+      const values = asVector(vector, 'vector');
+      if (!values) throw new AttentionError('nearest needs a vector');
+      if (!Number.isInteger(k)) throw new AttentionError(`k must be a whole number, got ${JSON.stringify(k)}`);
+      if (!Array.isArray(exclude)) throw new AttentionError('exclude must be an array of words and word ids');
+      if (typeof finalNorm !== 'boolean') throw new AttentionError(`finalNorm must be true or false, got ${JSON.stringify(finalNorm)}`);
+      const size = this.#size;
+      const ids = Int32Array.from(exclude, (item, i) => {
+        const id = typeof item === 'string' ? this.#handle.find(item) : item;
+        if (typeof item === 'string' && id < 0) throw new AttentionError(`cannot exclude "${item}": it is not in the vocabulary`);
+        if (!Number.isInteger(id) || id < 0 || id >= size) {
+          throw new AttentionError(`exclude[${i}] is ${JSON.stringify(item)}: give a word or a word id from 0 to ${size - 1}`);
+        }
+        return id;
+      });
+      return checked(this.#handle.nearest(values, k, ids, finalNorm));
     }
     /**
      * Layer `layer`'s (from 0) learnt attention weights, copied out of the core: heads[h] = {Wq, Wk, Wv}

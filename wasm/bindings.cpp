@@ -429,6 +429,31 @@ class LanguageModelHandle {
     });
   }
 
+  // A word's id in the vocabulary, or -1.
+  int find(std::string word) const { return loaded_ ? static_cast<int>(model_.find(word)) : -1; }
+
+  // The model's nearest words to a vector of its stream (attn::nearest_embeddings): vector d_model values
+  // (Float32Array), exclude ids (Int32Array), final_norm: read through LN_f first. [{ word, id, similarity }].
+  val nearest(val vector, double k, val exclude, bool final_norm) const {
+    return guarded([&] {
+      if (!loaded_) throw AttentionError("no model is loaded");
+      const std::vector<float> q = emscripten::convertJSArrayToNumberVector<float>(vector);
+      const std::vector<int> ids = emscripten::convertJSArrayToNumberVector<int>(exclude);
+      const Index wanted = static_cast<Index>(
+          std::clamp(k, double(std::numeric_limits<int>::min()), double(std::numeric_limits<int>::max())));
+      val out = val::array();
+      for (const Neighbour& n : nearest_embeddings(model_, q.data(), static_cast<Index>(q.size()), wanted,
+                                                   std::vector<Index>(ids.begin(), ids.end()), final_norm)) {
+        val neighbour = val::object();
+        put(neighbour, "word", model_.vocabulary[static_cast<std::size_t>(n.id)]);
+        put(neighbour, "id", static_cast<double>(n.id));
+        put(neighbour, "similarity", static_cast<double>(n.similarity));
+        push(out, neighbour);
+      }
+      return out;
+    });
+  }
+
   // One layer's learnt attention weights, copied out: per head Wq, Wk, Wv (d_model × d_k) and bq, bk,
   // bv (d_k entries), then Wo (heads·d_k × d_model) and bo (d_model entries). `layer` counts from 0.
   val attention_weights(double layer) const {
@@ -518,6 +543,8 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("info", &LanguageModelHandle::info)
       .function("run", &LanguageModelHandle::run)
       .function("fill", &LanguageModelHandle::fill)
-      .function("attentionWeights", &LanguageModelHandle::attention_weights);
+      .function("attentionWeights", &LanguageModelHandle::attention_weights)
+      .function("find", &LanguageModelHandle::find)
+      .function("nearest", &LanguageModelHandle::nearest);
 #endif
 }

@@ -6,6 +6,7 @@
 #include "word_table.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace attn {
 
@@ -146,6 +147,50 @@ FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index 
   out.run = run_model(model, ids_of(masked), top_k);
   out.run.tokens = std::move(masked);
   out.run.predictions = predict(model, out.run, position, top_k);
+  return out;
+}
+
+std::vector<Neighbour> nearest_embeddings(const LanguageModel& model, const float* vector, Index length, Index k,
+                                          const std::vector<Index>& exclude, bool final_norm) {
+  const Index d = model.d_model, V = model.embedding.rows();
+  if (V == 0) fail("the language model has no embedding: parse a model file first");
+  if (length != d) fail("the vector has %lld values; the model's vectors have %lld (d_model)", ll(length), ll(d));
+  if (k < 1) fail("k is %lld; it must be at least 1", ll(k));
+  Vector q = Eigen::Map<const Vector>(vector, length);  // d_model
+  require_finite(q, "the vector");
+  // Read as the output head reads the last layer: LN_f(x) = (x − mean) / σ · γ + β.
+  if (final_norm) q = layer_norm(q.transpose(), model.final_gamma, model.final_beta).row(0).transpose();
+  const double q_norm = q.cast<double>().norm();
+  if (q_norm == 0) fail("the vector is all zeros, so it has no direction and no nearest words");
+
+  std::vector<bool> skipped(static_cast<std::size_t>(V), false);
+  skipped[0] = true;  // <unk>: not a word a reader can be offered
+  if (model.mask_id >= 0) skipped[static_cast<std::size_t>(model.mask_id)] = true;
+  for (const Index id : exclude) {
+    if (id < 0 || id >= V) fail("cannot exclude word %lld; the vocabulary has words 0 to %lld", ll(id), ll(V - 1));
+    skipped[static_cast<std::size_t>(id)] = true;
+  }
+
+  // Every word, in double: V·d_model multiply-adds (a few thousand words × 80 here), no index needed.
+  std::vector<Neighbour> out;
+  out.reserve(static_cast<std::size_t>(V));
+  for (Index v = 0; v < V; ++v) {
+    if (skipped[static_cast<std::size_t>(v)]) continue;
+    double dot = 0, squares = 0;
+    for (Index j = 0; j < d; ++j) {
+      const double e = model.embedding(v, j);
+      dot += double(q(j)) * e;
+      squares += e * e;
+    }
+    out.push_back({v, squares == 0 ? 0.0f : static_cast<float>(dot / (q_norm * std::sqrt(squares)))});
+  }
+  // Ranked on the rounded floats, as NearestWords does: a tie means what the caller sees.
+  const std::size_t wanted = std::min(static_cast<std::size_t>(k), out.size());
+  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(wanted), out.end(),
+                    [](const Neighbour& a, const Neighbour& b) {
+                      return a.similarity != b.similarity ? a.similarity > b.similarity : a.id < b.id;
+                    });
+  out.resize(wanted);
   return out;
 }
 

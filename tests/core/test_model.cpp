@@ -542,6 +542,46 @@ TEST_CASE("fill the blank: neither <unk> nor [MASK] is guessed, even when the mo
   }
 }
 
+TEST_CASE("nearest embeddings: cosine over the vocabulary, LN_f optional, bad vectors refused by name",
+          "[model][nearest]") {
+  const LanguageModel& m = committed_model();
+  const Index d = m.d_model;
+  // A word's own embedding is nearest to itself (cosine 1) unless excluded; <unk> never comes back.
+  const Index station = m.find("station");
+  REQUIRE(station > 0);
+  const Vector e = m.embedding.row(station).transpose();
+  const std::vector<Neighbour> self = nearest_embeddings(m, e.data(), d, 3);
+  REQUIRE(self[0].id == station);
+  REQUIRE(self[0].similarity == Approx(1.0f).margin(1e-6));
+  const std::vector<Neighbour> others = nearest_embeddings(m, e.data(), d, 3, {station});
+  REQUIRE(others[0].id == self[1].id);
+  // Against a brute-force double-precision search written here.
+  std::vector<std::pair<double, Index>> all;
+  for (Index v = 1; v < m.embedding.rows(); ++v) {
+    if (v == station) continue;
+    const Eigen::VectorXd row = m.embedding.row(v).cast<double>().transpose();
+    all.push_back({-row.dot(e.cast<double>()) / (row.norm() * e.cast<double>().norm()), v});
+  }
+  std::sort(all.begin(), all.end());
+  for (std::size_t k = 0; k < 3; ++k) {
+    REQUIRE(others[k].id == all[k].second);
+    REQUIRE(others[k].similarity == Approx(-all[k].first).margin(1e-6));
+  }
+  // Scale does not matter without the norm; the norm changes what is compared.
+  const Vector doubled = 2.0f * e;
+  REQUIRE(nearest_embeddings(m, doubled.data(), d, 1, {station})[0].id == others[0].id);
+  for (const Neighbour& n : nearest_embeddings(m, e.data(), d, 50, {}, true)) REQUIRE(n.id != 0);
+
+  const Vector zero = Vector::Zero(d);
+  Vector bad = e;
+  bad(3) = NAN;
+  REQUIRE_THROWS_WITH(nearest_embeddings(m, e.data(), d - 1, 3), Contains("has " + std::to_string(d - 1) + " values"));
+  REQUIRE_THROWS_WITH(nearest_embeddings(m, zero.data(), d, 3), Contains("all zeros"));
+  REQUIRE_THROWS_WITH(nearest_embeddings(m, bad.data(), d, 3), Contains("NaN"));
+  REQUIRE_THROWS_WITH(nearest_embeddings(m, e.data(), d, 0), Contains("at least 1"));
+  REQUIRE_THROWS_WITH(nearest_embeddings(m, e.data(), d, 3, {m.embedding.rows()}), Contains("cannot exclude"));
+}
+
 TEST_CASE("attention rollout on a hand-checked case", "[model]") {
   // Layer 1: two heads, mean [[1, 0], [0.3, 0.7]], so Ã₁ = [[1, 0], [0.15, 0.85]].
   // Layer 2: one head [[1, 0], [1, 0]], so Ã₂ = [[1, 0], [0.5, 0.5]].
@@ -698,6 +738,31 @@ float check_golden(const LanguageModel& model, const Golden& golden) {
     }
     worst = std::max(worst, require_close_rows(run.final_norm, c.get("final_norm"), 1e-4f, "final_norm"));
     worst = std::max(worst, require_close_rows(run.rollout, c.get("rollout"), 1e-4f, "rollout"));
+    // Nearest words to every position's vector, the input's and each layer's output, through LN_f:
+    // the same words in the same order where PyTorch's similarities are more than 1e-5 apart (else the
+    // two may swap), similarities to 1e-4.
+    for (std::size_t l = 0; l <= run.steps.layers.size(); ++l) {
+      const std::string what = l == 0 ? "input" : "L" + std::to_string(l - 1);
+      const Matrix& stream = l == 0 ? run.steps.input : run.steps.layers[l - 1].output;
+      const Matrix& ids = c.get("nearest." + what + ".ids");
+      const Matrix& similarities = c.get("nearest." + what + ".similarities");
+      REQUIRE(ids.rows() == stream.rows());
+      for (Index t = 0; t < stream.rows(); ++t) {
+        INFO("nearest words to " << what << " row " << t);
+        const Vector row = stream.row(t).transpose();
+        const std::vector<Neighbour> got = nearest_embeddings(model, row.data(), row.size(), 5,
+                                                              {run.tokens[static_cast<std::size_t>(t)].id}, true);
+        REQUIRE(got.size() == 5);
+        for (Index k = 0; k < 5; ++k) {
+          INFO("neighbour " << k);
+          const bool tied = (k > 0 && similarities(t, k - 1) - similarities(t, k) < 1e-5f) ||
+                            (k < 4 && similarities(t, k) - similarities(t, k + 1) < 1e-5f);
+          if (!tied) REQUIRE(got[static_cast<std::size_t>(k)].id == static_cast<Index>(ids(t, k)));
+          REQUIRE(std::fabs(got[static_cast<std::size_t>(k)].similarity - similarities(t, k)) <= 1e-4f);
+          worst = std::max(worst, std::fabs(got[static_cast<std::size_t>(k)].similarity - similarities(t, k)));
+        }
+      }
+    }
     if (c.blank == -1) {  // the encoder on the sentence as it is guesses nothing
       REQUIRE(run.predictions.empty());
       continue;

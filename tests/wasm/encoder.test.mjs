@@ -1,14 +1,14 @@
 // The trained encoder through the wasm module under node (attention_model_wasm): the committed
 // data/encoder.bin against the PyTorch reference (tests/reference/encoder_cases.txt) to 1e-4 — a plain
-// run and fill-the-blank on five sentences: every layer's heads and outputs, the rollout and the top-5
-// guesses; its attention input and learnt weights (attentionWeights) against its heads' Q, K, V and W_O;
+// run and fill-the-blank on five sentences: every layer's heads and outputs, the rollout, the top-5
+// guesses and every position's nearest words (model.nearest through LN_f); its attention input and learnt weights (attentionWeights) against its heads' Q, K, V and W_O;
 // fill's refusals as AttentionError (the decoder, positions outside the sentence), and no leak.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { load, root, wasmDir } from './load.mjs';
-import { affine, assertCloseRows, fnv1a64, parseGolden } from './model-cases.mjs';
+import { affine, assertCloseRows, assertNearestMatches, fnv1a64, parseGolden } from './model-cases.mjs';
 
 const SENTENCE = 'the train left the station on time';
 let api, core, encoderBytes, decoderBytes, golden;
@@ -53,7 +53,7 @@ test('the encoder object: kind, [MASK], shapes; the decoder says it is one', () 
   }
 });
 
-test('every layer, head, rollout and blank guess matches PyTorch to 1e-4', () => {
+test('every layer, head, rollout, blank guess and nearest word matches PyTorch to 1e-4', () => {
   withEncoder((model) => {
     assert.equal(golden.cases.length, 6);
     let worst = 0;
@@ -81,6 +81,7 @@ test('every layer, head, rollout and blank guess matches PyTorch to 1e-4', () =>
       });
       worst = Math.max(worst, assertCloseRows(run.finalNorm, c.m.final_norm, 1e-4, `${where} final_norm`));
       worst = Math.max(worst, assertCloseRows(run.rollout, c.m.rollout, 1e-4, `${where} rollout`));
+      worst = Math.max(worst, assertNearestMatches(model, run, c, where));
       if (!filled) {
         assert.equal(run.predictions.length, 0, 'run() on an encoder guesses nothing');
         continue;

@@ -61,3 +61,31 @@ export function affine(a, B, b) {
   }
   return out;
 }
+
+/**
+ * A golden case's nearest words (make_golden.py's nearest.input / nearest.L<l>, through LN_f, each
+ * position's own word left out) against model.nearest on the wasm run: the same words in the same
+ * order where PyTorch's similarities are more than 1e-5 apart, similarities to 1e-4. Returns the
+ * largest difference.
+ */
+export function assertNearestMatches(model, run, c, where) {
+  let worst = 0;
+  const streams = [['input', run.input], ...run.layers.map((layer, l) => [`L${l}`, layer.output])];
+  for (const [what, m] of streams) {
+    const ids = c.m[`nearest.${what}.ids`],
+      similarities = c.m[`nearest.${what}.similarities`];
+    assert.equal(ids.rows, m.rows, `${where} nearest.${what}: rows`);
+    for (let t = 0; t < m.rows; t++) {
+      const got = model.nearest(m.data.subarray(t * m.cols, (t + 1) * m.cols), 5, { exclude: [run.tokens[t].id], finalNorm: true });
+      assert.equal(got.length, 5);
+      const s = (k) => similarities.data[t * 5 + k];
+      got.forEach((n, k) => {
+        const tied = (k > 0 && s(k - 1) - s(k) < 1e-5) || (k < 4 && s(k) - s(k + 1) < 1e-5);
+        if (!tied) assert.equal(n.id, ids.data[t * 5 + k], `${where} nearest.${what} row ${t} neighbour ${k}`);
+        assert.ok(Math.abs(n.similarity - s(k)) <= 1e-4, `${where} nearest.${what} row ${t} similarity ${k}`);
+        worst = Math.max(worst, Math.abs(n.similarity - s(k)));
+      });
+    }
+  }
+  return worst;
+}

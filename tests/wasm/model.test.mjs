@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { load, root, wasmDir } from './load.mjs';
-import { affine, assertCloseRows, fnv1a64, parseGolden } from './model-cases.mjs';
+import { affine, assertCloseRows, assertNearestMatches, fnv1a64, parseGolden } from './model-cases.mjs';
 
 let api, core, plainCore, modelBytes, golden;
 before(async () => {
@@ -22,7 +22,7 @@ test('the golden file was made from the committed data/model.bin', () => {
   assert.equal(fnv1a64(modelBytes), golden.hash, 'regenerate with model/make_golden.py');
 });
 
-test('every layer, head, rollout and prediction matches PyTorch to 1e-4', () => {
+test('every layer, head, rollout, prediction and nearest word matches PyTorch to 1e-4', () => {
   const model = core.loadModel(modelBytes);
   try {
     assert.equal(golden.cases.length, 5);
@@ -43,6 +43,7 @@ test('every layer, head, rollout and prediction matches PyTorch to 1e-4', () => 
       });
       worst = Math.max(worst, assertCloseRows(run.finalNorm, c.m.final_norm, 1e-4, `${c.name} final_norm`));
       worst = Math.max(worst, assertCloseRows(run.rollout, c.m.rollout, 1e-4, `${c.name} rollout`));
+      worst = Math.max(worst, assertNearestMatches(model, run, c, c.name));
       const logits = c.m.top5_logits.data;
       const logitScale = Math.max(1, ...Array.from(logits, Math.abs));
       assert.equal(run.predictions.length, 5);
@@ -162,6 +163,41 @@ test('attentionWeights refuses a layer out of range as an AttentionError naming 
   );
 });
 
+test("nearest's refusals are AttentionErrors that say why; the word itself and <unk> are left out", () => {
+  const model = core.loadModel(modelBytes);
+  try {
+    const run = model.run('the train left the station on time');
+    const station = run.tokens[4];
+    const row = run.input.data.subarray(4 * run.input.cols, 5 * run.input.cols);
+    const words = model.nearest(row, 20, { finalNorm: true }).map((n) => n.word);
+    assert.ok(!words.includes('<unk>'));
+    assert.ok(!model.nearest(row, 20, { exclude: ['station'] }).some((n) => n.id === station.id));
+    assert.deepEqual(model.nearest(row, 5, { exclude: [station.id] }), model.nearest(row, 5, { exclude: ['station'] }));
+    const refusals = [
+      [() => model.nearest(row.subarray(1), 5), /has 63 values; the model's vectors have 64/],
+      [() => model.nearest(new Float32Array(64), 5), /all zeros/],
+      [
+        () =>
+          model.nearest(
+            Float32Array.from(row, (v, i) => (i === 2 ? NaN : v)),
+            5,
+          ),
+        /NaN/,
+      ],
+      [() => model.nearest(row, 0), /at least 1/],
+      [() => model.nearest(row, 1.5), /whole number/],
+      [() => model.nearest(row, 5, { exclude: ['zorblaxian'] }), /not in the vocabulary/],
+      [() => model.nearest(row, 5, { exclude: [1e9] }), /word id from 0/],
+      [() => model.nearest(row, 5, { finalNorm: 'yes' }), /true or false/],
+      [() => model.nearest('bank', 5), /vector/],
+    ];
+    for (const [call, message] of refusals)
+      assert.throws(call, (e) => e instanceof api.AttentionError && message.test(e.message), String(message));
+  } finally {
+    model.delete();
+  }
+});
+
 test('the model module has the whole API; the shipped module has no model', () => {
   assert.deepEqual(Object.keys(core).sort(), Object.keys(plainCore).sort());
   assert.deepEqual(core.tokenize('The train left.'), ['the', 'train', 'left', '.']);
@@ -216,6 +252,15 @@ test('runs and refusals leave the wasm heap where it was', () => {
       }
       try {
         model.attentionWeights(i % 3); // 2 is out of range: a refusal
+      } catch (e) {
+        if (!(e instanceof api.AttentionError)) throw e;
+      }
+      try {
+        model.nearest(
+          Float32Array.from({ length: 64 }, (_, k) => (i % 2 ? k - 30 : 0)),
+          5,
+          { exclude: [2], finalNorm: true },
+        ); // all zeros: refused
       } catch (e) {
         if (!(e instanceof api.AttentionError)) throw e;
       }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { DEFAULTS, apply, fromParams, toParams } from '../../web/lib/state.js';
 import { compute, wordOf } from '../../web/lib/compute.js';
 import { createCompare } from '../../web/lib/compare/index.js';
-import { figureState, openWatched, startSession } from './harness.mjs';
+import { figureState, modelReference, openWatched, startSession } from './harness.mjs';
 
 let session, browser, url, core, vectors, api;
 const CHECK = 'he cashed a check at the bank',
@@ -30,8 +30,9 @@ function figure(text) {
 const row = (m, i) => m.data.subarray(i * m.cols, (i + 1) * m.cols);
 const nearest = (m, i, word) => vectors.nearest(row(m, i), 5, { exclude: [word] }).map(({ word, similarity }) => ({ word, similarity }));
 
-test('the comparison in node: the second sentence, the nearest words before and after, the difference', () => {
-  const lib = createCompare({
+/** The compare module in node: its computation with the page's compute, no drawing helpers. */
+const nodeCompare = () =>
+  createCompare({
     compute,
     wordOf,
     h: null,
@@ -43,6 +44,9 @@ test('the comparison in node: the second sentence, the nearest words before and 
     labelOf: null,
     Heatmap: null,
   });
+
+test('the comparison in node: the second sentence, the nearest words before and after, the difference', () => {
+  const lib = nodeCompare();
   const sources = { core, vectors, lm: null, imported: null, edits: null, editsVersion: 0 };
   for (const [s1, s2, word] of [
     [CHECK, RIVER, 'bank'],
@@ -83,6 +87,61 @@ test('the comparison in node: the second sentence, the nearest words before and 
   const c = lib.compareOf(state, sources, compute(state, sources));
   assert.equal(c.j, -1);
   assert.match(lib.compareLine(c), /“check” is not in the second sentence/);
+});
+
+test('with a trained model: its input and the chosen layer’s output at the word, through its own embedding', async () => {
+  const lib = nodeCompare();
+  for (const [kind, file] of [
+    ['encoder', 'encoder.bin'],
+    ['decoder', 'model.bin'],
+  ]) {
+    const ref = await modelReference(api, file);
+    try {
+      const sources = {
+        core,
+        vectors,
+        trained: { decoder: null, encoder: null, [kind]: { core: ref.core, model: ref.model } },
+        trainedError: { decoder: null, encoder: null },
+        imported: null,
+        edits: null,
+        editsVersion: 0,
+      };
+      for (const layer of [0, ref.model.layers - 1]) {
+        const state = apply(DEFAULTS, { source: kind, layer, head: 1, sentence: CHECK, sentence2: RIVER, view: 'compare', word: 6 });
+        const c = lib.compareOf(state, sources, compute(state, sources));
+        assert.equal(c.ok, true, c.message);
+        const a = ref.model.run(CHECK),
+          b = ref.model.run(RIVER);
+        assert.deepEqual([c.i, c.j, c.text], [6, 5, 'bank']);
+        assert.deepEqual(Array.from(c.rows[0]), Array.from(row(a.layers[layer].heads[1].weights, 6)));
+        assert.deepEqual(Array.from(c.rows[1]), Array.from(row(b.layers[layer].heads[1].weights, 5)));
+        const near = (run, m, t) =>
+          ref.model
+            .nearest(row(m, t), 5, { exclude: [run.tokens[t].id], finalNorm: true })
+            .map(({ word, similarity }) => ({ word, similarity }));
+        const words = (list) => list.words.map(({ word, similarity }) => ({ word, similarity }));
+        assert.deepEqual(words(c.before[0]), near(a, a.input, 6));
+        assert.deepEqual(words(c.before[1]), near(b, b.input, 5));
+        assert.deepEqual(words(c.after[0]), near(a, a.layers[layer].output, 6));
+        assert.deepEqual(words(c.after[1]), near(b, b.layers[layer].output, 5));
+        assert.match(c.stages.after, new RegExp(`^after (the last layer \\(${layer + 1}|layer ${layer + 1}) of ${ref.model.layers}`));
+        assert.match(lib.compareLine(c), new RegExp(`^After .*in the trained ${kind}, the nearest words to “bank” move toward`));
+        console.log(
+          `# ${kind} layer ${layer + 1}: bank (cheque) ${c.after[0].words.map((n) => `${n.word} ${n.similarity.toFixed(3)}`).join(', ')}` +
+            ` | bank (river) ${c.after[1].words.map((n) => `${n.word} ${n.similarity.toFixed(3)}`).join(', ')}`,
+        );
+      }
+      // A blank hides the word: the view says how to get it back rather than compare a [MASK].
+      if (kind === 'encoder') {
+        const state = apply(DEFAULTS, { source: kind, sentence: CHECK, sentence2: RIVER, view: 'compare', word: 6, blank: 6 });
+        const c = lib.compareOf(state, sources, compute(state, sources));
+        assert.equal(c.ok, false);
+        assert.match(c.message, /“bank” hidden/);
+      }
+    } finally {
+      ref.model.delete();
+    }
+  }
 });
 
 test('state: the compare view and its second sentence go through the URL; a bare view=compare opens on the bank pair', () => {

@@ -32,6 +32,8 @@ export const FIGURE_CSS = `
 .af :is(#sentence, #sentence2) {
   display: block; width: 100%; font-size: 1.1rem; line-height: 1.45; padding: 0.45rem 0.7rem; border: 1px solid var(--af-line);
   border-radius: 8px; background: var(--af-bg); resize: vertical; min-height: 2.6rem; overflow-y: auto;
+  /* Grow with the text (a sentence that wraps on a phone stays readable); where unsupported, it scrolls. */
+  field-sizing: content; max-height: 9.5rem;
 }
 .af .sentence-field { display: grid; gap: 0.2rem; }
 .af .main-controls { gap: 0.4rem 1.1rem; }

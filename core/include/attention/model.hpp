@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attention/nearest.hpp"
 #include "attention/text.hpp"
 #include "attention/transformer.hpp"
 
@@ -100,6 +101,17 @@ struct FilledBlank {
 };
 // Throws for a causal model (it has no [MASK]) and for a position outside the sentence.
 FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index position, std::size_t top_k = 5);
+
+// The model's nearest words to a vector of its residual stream: the k vocabulary words whose embeddings
+// (rows of E, which is also the tied output head) point most nearly the way `vector` does, by cosine
+// similarity in double precision, best first, equal similarities (as the floats returned) in id order.
+// With `final_norm` the vector is first read through the final LayerNorm, as the output head reads the
+// last layer: give it a layer's output (or the input x = √d·E[id] + PE) to see what that position's
+// vector has come to mean. "<unk>", "[MASK]" and the ids in `exclude` are skipped. Throws AttentionError
+// when length is not d_model, a value is NaN or ±Inf, the vector (after the norm) is all zeros, k < 1,
+// or an excluded id is outside the vocabulary.
+std::vector<Neighbour> nearest_embeddings(const LanguageModel& model, const float* vector, Index length, Index k,
+                                          const std::vector<Index>& exclude = {}, bool final_norm = false);
 
 // Attention rollout (Abnar & Zuidema 2020), how much each output position draws on each input token
 // through every layer: per layer average the heads' weights A, add the residual connection as

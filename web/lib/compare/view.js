@@ -1,6 +1,6 @@
 // The compare view: one word in two sentences, side by side (stacked on a phone). Each side shows the
 // word's attention row as bars and its nearest vocabulary words before attention (x_i) and after
-// (A(i)), with their cosine similarities; two sentences of the same length also get the difference of
+// (A(i)) — with a trained model, its input and a layer's output — with their cosine similarities; two sentences of the same length also get the difference of
 // their weight matrices, diverging around 0, the words that differ marked. Everything drawn comes from
 // the store's comparison (compare.js); the pictures are SVG (and the map a canvas with its own shapes),
 // so the exports hold them. Part of the on-demand compare module (index.js): the drawing helpers and
@@ -43,8 +43,11 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
       this.el = h('div', { class: 'compare-col', 'data-side': n }, this.svg);
     }
 
-    /** r: that sentence's Result; i: the word (or -1); row: its α row; before/after: nearest lists (or null); word: its text. */
-    draw(r, i, row, max, before, after, width, word) {
+    /**
+     * r: that sentence's Result; i: the word (or -1); row: its α row; before/after: nearest lists (or
+     * null); word: its text; stages: what the lists are of ({ before, after }: comparison.js).
+     */
+    draw(r, i, row, max, before, after, width, word, stages) {
       const svg = this.svg;
       svg.replaceChildren();
       // Room for the longest word (the selected one with " (itself)"), at ~7.5 px a character of 13 px text.
@@ -65,7 +68,7 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
         y += ROW;
         text('muted-text', 0, `“${word}” is not in this sentence.`);
       } else {
-        text('compare-sub', 0, `“${r.tokens[i].text}” shares its attention:`);
+        text('compare-sub', 0, `“${r.tokens[i].text}” shares its attention${stages.row}:`);
         y += 8;
         row.forEach((w, j) => {
           y += ROW;
@@ -93,8 +96,8 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
         });
         y += 14;
         for (const [title, list] of [
-          ['before attention (x)', before],
-          ['after attention (A)', after],
+          [stages.before, before],
+          [stages.after, after],
         ]) {
           y += 20;
           text('compare-sub', 0, `nearest words ${title}:`);
@@ -150,8 +153,8 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
               { words: [], note: 'with projections, A(i) is not a word vector' },
               { words: [], note: 'choose parameter-free weights (walkthrough step 2)' },
             ];
-      this.sides[0].draw(c.first, c.i, c.rows[0], max, ...neighbours(0), sideW, c.text);
-      this.sides[1].draw(c.second, c.j, c.rows[1] ?? [], max, ...neighbours(1), sideW, c.text);
+      this.sides[0].draw(c.first, c.i, c.rows[0], max, ...neighbours(0), sideW, c.text, c.stages);
+      this.sides[1].draw(c.second, c.j, c.rows[1] ?? [], max, ...neighbours(1), sideW, c.text, c.stages);
       this.mapBox.hidden = !c.difference;
       if (c.difference) {
         let top = 0;
