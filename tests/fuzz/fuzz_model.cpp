@@ -63,6 +63,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;  // e.g. huge weights overflowing float32: reported, not returned as Inf
   }
   check_run(model, run);
+  // The nearest words to the last layer's output at the first token, through LN_f: never <unk> or
+  // [MASK], best first, similarities in [-1, 1] (or refused by name: an all-zero vector after the norm).
+  try {
+    const Vector h = run.steps.output.row(0).transpose();
+    float previous = 2;
+    for (const Neighbour& n : nearest_embeddings(model, h.data(), h.size(), 4, {run.tokens[0].id}, true)) {
+      FUZZ_CHECK(n.id > 0 && n.id != model.mask_id && n.id != run.tokens[0].id,
+                 "nearest gave <unk>, [MASK] or the word");
+      FUZZ_CHECK(n.similarity >= -1.0001f && n.similarity <= 1.0001f && n.similarity <= previous,
+                 "nearest similarities out of [-1, 1] or out of order");
+      previous = n.similarity;
+    }
+  } catch (const AttentionError&) {
+  }
   if (model.causal) {
     FUZZ_CHECK(model.mask_id == -1, "a decoder with a mask token");
     return 0;
