@@ -323,6 +323,37 @@ if (b) {
     b.keystrokes.map((k) => [k.T, `${k.sync_ms.toFixed(1)} ms`, `${k.frame_ms.toFixed(1)} ms`, k.cells, k.message || '']),
   );
 }
+// Fixed SIMD, relaxed SIMD (fused multiply-adds) and onnxruntime-web through their JS APIs, one process
+// each in node and in Chromium, interleaved rounds (bench/relaxed.mjs): medians of the round medians.
+for (const where of ['node', 'chromium']) {
+  const r = runs[`relaxed-${where}`];
+  if (!r) continue;
+  const at = (T, name) => {
+    const x = r.rows.find((y) => y.T === T && y.name === name);
+    return x && { median_ms: x.ms };
+  };
+  const rat = (key, T) => {
+    const x = r.ratios[key]?.find((y) => y.T === T);
+    return x ? `${x.ratio.toFixed(2)}× (${x.min.toFixed(2)}–${x.max.toFixed(2)})` : '—';
+  };
+  const Ts = [...new Set(r.rows.map((x) => x.T))];
+  lines.push(
+    `JS API, ${r.environment.runtime}, ${r.config.rounds} interleaved rounds: fixed SIMD, relaxed SIMD (FMA) and ORT-wasm (ms per call; ratios with the per-round range).`,
+    '',
+  );
+  table(
+    ['T', 'fixed', 'relaxed', 'ORT', 'fixed ÷ relaxed', 'ORT ÷ relaxed', 'ORT ÷ fixed'],
+    Ts.map((T) => [
+      T,
+      ms(at(T, 'fixed')),
+      ms(at(T, 'relaxed')),
+      ms(at(T, 'ort')),
+      rat('fixed/relaxed', T),
+      rat('ort/relaxed', T),
+      rat('ort/fixed', T),
+    ]),
+  );
+}
 const load = flag('--load'),
   seconds = flag('--seconds');
 lines.push(
