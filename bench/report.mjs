@@ -279,6 +279,27 @@ if (shipped.results) {
     ['page compute: embed + parameterFree', 'T=16', 'T=64', 'T=128'],
     [['ms', ...[16, 64, 128].map((T) => ms(find('shipped', 'page', 'embed_parameter_free', T)))]],
   );
+  // The page's full path at T = 1,024: every step copied out (as the page calls it) against `keep`.
+  const all = find('shipped', 'page', 'page_all_steps', 1024);
+  if (all)
+    table(
+      [
+        'page full path, T = 1,024 (embed + parameterFree)',
+        'all 7 steps (the page today)',
+        'keep what the page reads (no scores)',
+        'keep weights (what the heatmap draws)',
+      ],
+      [
+        [
+          'ms (÷ all)',
+          ms(all),
+          ...['page_keep_read', 'page_keep_weights'].map((v) => {
+            const r = find('shipped', 'page', v, 1024);
+            return r ? `${ms(r)} (${ratio(r, all)})` : '—';
+          }),
+        ],
+      ],
+    );
 }
 const near = runs.nearest;
 if (near) {
