@@ -279,6 +279,27 @@ if (shipped.results) {
     ['page compute: embed + parameterFree', 'T=16', 'T=64', 'T=128'],
     [['ms', ...[16, 64, 128].map((T) => ms(find('shipped', 'page', 'embed_parameter_free', T)))]],
   );
+  // The page's full path at T = 1,024: every step copied out (as the page calls it) against `keep`.
+  const all = find('shipped', 'page', 'page_all_steps', 1024);
+  if (all)
+    table(
+      [
+        'page full path, T = 1,024 (embed + parameterFree)',
+        'all 7 steps (the page today)',
+        'keep what the page reads (no scores)',
+        'keep weights (what the heatmap draws)',
+      ],
+      [
+        [
+          'ms (÷ all)',
+          ms(all),
+          ...['page_keep_read', 'page_keep_weights'].map((v) => {
+            const r = find('shipped', 'page', v, 1024);
+            return r ? `${ms(r)} (${ratio(r, all)})` : '—';
+          }),
+        ],
+      ],
+    );
 }
 const near = runs.nearest;
 if (near) {
@@ -321,6 +342,37 @@ if (b) {
   table(
     ['keystroke at T', 'recompute + redraw (sync, to layout)', 'to next frame', 'cells drawn', 'page says'],
     b.keystrokes.map((k) => [k.T, `${k.sync_ms.toFixed(1)} ms`, `${k.frame_ms.toFixed(1)} ms`, k.cells, k.message || '']),
+  );
+}
+// Fixed SIMD, relaxed SIMD (fused multiply-adds) and onnxruntime-web through their JS APIs, one process
+// each in node and in Chromium, interleaved rounds (bench/relaxed.mjs): medians of the round medians.
+for (const where of ['node', 'chromium']) {
+  const r = runs[`relaxed-${where}`];
+  if (!r) continue;
+  const at = (T, name) => {
+    const x = r.rows.find((y) => y.T === T && y.name === name);
+    return x && { median_ms: x.ms };
+  };
+  const rat = (key, T) => {
+    const x = r.ratios[key]?.find((y) => y.T === T);
+    return x ? `${x.ratio.toFixed(2)}× (${x.min.toFixed(2)}–${x.max.toFixed(2)})` : '—';
+  };
+  const Ts = [...new Set(r.rows.map((x) => x.T))];
+  lines.push(
+    `JS API, ${r.environment.runtime}, ${r.config.rounds} interleaved rounds: fixed SIMD, relaxed SIMD (FMA) and ORT-wasm (ms per call; ratios with the per-round range).`,
+    '',
+  );
+  table(
+    ['T', 'fixed', 'relaxed', 'ORT', 'fixed ÷ relaxed', 'ORT ÷ relaxed', 'ORT ÷ fixed'],
+    Ts.map((T) => [
+      T,
+      ms(at(T, 'fixed')),
+      ms(at(T, 'relaxed')),
+      ms(at(T, 'ort')),
+      rat('fixed/relaxed', T),
+      rat('ort/relaxed', T),
+      rat('ort/fixed', T),
+    ]),
   );
 }
 const load = flag('--load'),

@@ -1,7 +1,7 @@
 // The shipped module (build/wasm: what the page loads) through its JS API, marshalling included:
 // attentionOutput (the streaming path) at every T, the full path at T = 4096 for memory, the page's
-// own computation (embed + parameterFree) at T = 16, 64, 128, the wasm heap after each, and the bytes
-// of wasm + JS (raw and gzip -9). Usage: node bench/shipped.mjs [--smoke]
+// own computation (embed + parameterFree) at T = 16, 64, 128, and at 1,024 with and without `keep`, the
+// wasm heap after each, and the bytes of wasm + JS (raw and gzip -9). Usage: node bench/shipped.mjs [--smoke]
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -81,6 +81,41 @@ if (!opts.smoke) {
         return core.parameterFree(X, Math.sqrt(vectors.dim)).weights.data;
       },
       results,
+    );
+  }
+  // The page's full path at its longest input (MAX_TOKENS = 1,024 in web/lib/compute.js): embed +
+  // parameterFree returning every step, as the page calls it today (no `keep`), against keeping only what
+  // it reads (all but the raw scores: scaled, weights, output, Q = K = V = X) and only what the heatmap
+  // draws (the weights). Each T×T step is 4 MB here. Interleaved rounds (7 × 5 calls each, rotated):
+  // the median of the round medians, so a busy machine moves all three alike.
+  {
+    const T = 1024;
+    const sentence = Array.from({ length: T }, (_, i) => words[i % words.length]).join(' ');
+    const keeps = [
+      ['page_all_steps', undefined],
+      ['page_keep_read', ['Q', 'K', 'V', 'scaled', 'weights', 'output']],
+      ['page_keep_weights', ['weights']],
+    ];
+    const call = (keep) => {
+      const { X } = vectors.embed(sentence, T);
+      return core.parameterFree(X, Math.sqrt(vectors.dim), keep ? { keep } : undefined).weights.data;
+    };
+    const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
+    const rounds = keeps.map(() => []);
+    for (const [, keep] of keeps) call(keep); // warm-up
+    for (let r = 0; r < (opts.smoke ? 1 : 7); r++)
+      for (let k = 0; k < keeps.length; k++) {
+        const i = (k + r) % keeps.length;
+        const times = [];
+        for (let n = 0; n < (opts.smoke ? 1 : 5); n++) {
+          const t0 = performance.now();
+          call(keeps[i][1]);
+          times.push(performance.now() - t0);
+        }
+        rounds[i].push(median(times));
+      }
+    keeps.forEach(([variant], i) =>
+      results.push({ kind: 'page', variant, T, median_ms: median(rounds[i]), rounds_ms: rounds[i], flops: 4 * T * T * vectors.dim }),
     );
   }
   vectors.delete();

@@ -2,7 +2,8 @@
 // flags ../shared/TOOLCHAIN.md settled on (no sandbox in the container, no GPU, no background traffic).
 import { chromium } from 'playwright-core';
 
-export function launchChromium() {
+/** extraArgs: more flags, e.g. bench/relaxed.mjs's --js-flags=--no-liftoff (optimised wasm only, as in node). */
+export function launchChromium(extraArgs = []) {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
@@ -14,6 +15,7 @@ export function launchChromium() {
       '--disable-component-update',
       '--no-first-run',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
 }

@@ -39,7 +39,9 @@ constexpr const char* kDescription = "8 x f32 (AVX)";
 constexpr int W = 4;
 typedef float vf __attribute__((vector_size(16)));
 typedef int vi __attribute__((vector_size(16)));
-#if defined(__wasm_simd128__)
+#if defined(__wasm_simd128__) && defined(ATTN_RELAXED_SIMD)
+constexpr const char* kDescription = "f32x4 (wasm simd128, relaxed madd)";
+#elif defined(__wasm_simd128__)
 constexpr const char* kDescription = "f32x4 (wasm simd128)";
 #else
 constexpr const char* kDescription = "4 x f32 (SSE2/NEON)";
@@ -49,6 +51,24 @@ constexpr const char* kDescription = "4 x f32 (SSE2/NEON)";
 constexpr int W = 1;  // scalar fallback: the same loops on plain floats
 typedef float vf;
 constexpr const char* kDescription = "scalar";
+#endif
+
+// ATTN_MADD(acc, x, y): acc += x·y. The default builds write it as a multiply and an add, exactly as
+// before. The relaxed-SIMD variant of the wasm module (ATTN_RELAXED_SIMD, built with -mrelaxed-simd; see
+// wasm/CMakeLists.txt) makes it one relaxed multiply-add, which browsers with relaxed SIMD run as a fused
+// multiply-add where the core has one (one rounding instead of two). clang 14 only has the prototype
+// builtin; scripts/relaxed-simd.mjs renumbers its opcode to the final f32x4/f64x2.relaxed_madd, whose
+// operands are (x, y, acc) → x·y + acc. In the double sums of the scores a float times a float is exact,
+// so fusing leaves them bit for bit the same; only weights·V (float sums) rounds differently.
+#if defined(ATTN_RELAXED_SIMD)
+#if !defined(__wasm_relaxed_simd__)
+#error "ATTN_RELAXED_SIMD needs -mrelaxed-simd"
+#endif
+#define ATTN_MADD(acc, x, y) ((acc) = __builtin_wasm_fma_f32x4((x), (y), (acc)))
+#define ATTN_MADD_D(acc, x, y) ((acc) = __builtin_wasm_fma_f64x2((x), (y), (acc)))
+#else
+#define ATTN_MADD(acc, x, y) ((acc) += (x) * (y))
+#define ATTN_MADD_D(acc, x, y) ((acc) += (x) * (y))
 #endif
 
 constexpr int MR = ATTN_MR;  // rows of C per micro-kernel call
@@ -94,7 +114,7 @@ inline void micro(const float* a, Index a_step, const float* panel, Index k, flo
     for (int v = 0; v < NV; ++v) b[v] = load(panel + v * W);
     for (int r = 0; r < R; ++r) {
       const vf x = splat(a[r]);
-      for (int v = 0; v < NV; ++v) acc[r][v] += x * b[v];
+      for (int v = 0; v < NV; ++v) ATTN_MADD(acc[r][v], x, b[v]);
     }
   }
   for (int r = 0; r < R; ++r) {
@@ -211,7 +231,7 @@ void micro_d(const double* a, Index a_step, const double* panel, Index k, float*
     for (int v = 0; v < NVD; ++v) b[v] = load_d(panel + v * WD);
     for (int r = 0; r < R; ++r) {
       const vd x = splat_d(a[r]);
-      for (int v = 0; v < NVD; ++v) acc[r][v] += x * b[v];
+      for (int v = 0; v < NVD; ++v) ATTN_MADD_D(acc[r][v], x, b[v]);
     }
   }
   auto round_into = [&](float* out, double factor) {
