@@ -240,6 +240,38 @@ test('the page draws the comparison; its difference map is the two figures’ ow
   }
 });
 
+test('the page with the trained encoder: the lists are the model’s own nearest words, the story says which layer', async () => {
+  const ref = await modelReference(api, 'encoder.bin');
+  const { page, problems } = await openWatched(browser, `${url}?view=compare&source=encoder&layer=2&head=0`, {
+    viewport: { width: 1280, height: 900 },
+  });
+  try {
+    await page.waitForFunction(() => document.querySelectorAll('svg.compare-side text.neighbour').length === 20, null, { timeout: 30_000 });
+    const shown = await readCompare(page);
+    // Each side: bank's row of layer 3, head 1, and its nearest words in the input, then after layer 3.
+    [
+      [CHECK, 6],
+      [RIVER, 5],
+    ].forEach(([text, t], k) => {
+      const run = ref.model.run(text);
+      const near = (m) =>
+        ref.model.nearest(row(m, t), 5, { exclude: [run.tokens[t].id], finalNorm: true }).map((n) => [n.word, n.similarity]);
+      assert.deepEqual(
+        shown.sides[k].rows.map(([, w]) => w),
+        Array.from(row(run.layers[2].heads[0].weights, t)),
+      );
+      assert.deepEqual(shown.sides[k].neighbours, [...near(run.input), ...near(run.layers[2].output)]);
+    });
+    assert.match(shown.story, /^After the last layer \(3 of 3\), in the trained encoder, the nearest words to “bank” move toward/);
+    // The encoder's fill-the-blank buttons belong to one sentence: not offered beside two.
+    assert.equal(await page.evaluate(() => document.getElementById('predictions').hidden), true);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+    ref.model.delete();
+  }
+});
+
 test('phone: the two sides stack; the widget takes view="compare" and sentence2', async () => {
   const { page, problems } = await openWatched(browser, `${url}?view=compare`, { viewport: { width: 390, height: 844 } });
   try {

@@ -238,8 +238,11 @@ export class Figure {
     if (e.story.textContent !== story) e.story.textContent = story;
     e.optionNote.replaceChildren(...optionNotes(state, shown, { imported }).map((t) => h('span', {}, t)));
     writeWordNotes(e.notes, shown);
-    // Hiding a word selects it too: the story and the highlighted row are then the blank's.
-    writePredictions(e.predictions, shown, { onBlank: (blank) => this.change(blank === null ? { blank } : { blank, word: blank }) });
+    // Hiding a word selects it too: the story and the highlighted row are then the blank's. The compare
+    // view has two sentences and no guesses of its own: none shown, unless a blank (from another view)
+    // is still hidden, which its buttons bring back.
+    const guesses = state.view === 'compare' && !shown?.model?.blank ? null : shown;
+    writePredictions(e.predictions, guesses, { onBlank: (blank) => this.change(blank === null ? { blank } : { blank, word: blank }) });
     // The first figure with numbers on it: User Timing marks that bench/browser.mjs reads.
     if (!this.drawnOnce) {
       this.drawnOnce = true;
