@@ -13,6 +13,8 @@ const site = join(root, 'build', 'site');
 const smoke = process.argv.includes('--smoke');
 const NAVIGATIONS = smoke ? 1 : 7;
 const KEYSTROKES = smoke ? 3 : 25;
+// A reader's own sentence with words outside the first chunk (zebra, grazed → graze, savanna, dusk).
+const CUSTOM = 'the zebra grazed near the savanna at dusk';
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const n = s.length;
@@ -119,6 +121,41 @@ try {
   }
   await warmContext.close();
   await revisitContext.close();
+  // A reader on that link who types a sentence of their own, with words outside the first chunk, as soon
+  // as the first figure is drawn: how long until it draws, and how many bytes the page had received by
+  // then (CDP's encodedDataLength, every response), with the word-vector shards and without them (then it
+  // waits for vectors.bin), alternated. vectors.bin keeps streaming in both.
+  out.custom = [];
+  for (let i = 0; i < (smoke ? 1 : 5); i++) {
+    for (const shards of [true, false]) {
+      const { context, page } = await link();
+      if (!shards) await page.route('**/vectors-shards/**', (route) => route.abort());
+      let received = 0;
+      const net = await context.newCDPSession(page);
+      await net.send('Network.enable');
+      net.on('Network.dataReceived', (e) => (received += e.encodedDataLength));
+      const first = await firstHeatmap(page, `${url}?custom=${i}`);
+      const live = await page.evaluate(async (text) => {
+        const input = document.getElementById('sentence');
+        const t0 = performance.now();
+        input.value = text;
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        const T = text.split(' ').length;
+        await new Promise((done) => {
+          const check = () => (document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === T ? done() : setTimeout(check, 5));
+          check();
+        });
+        const whole = performance.getEntriesByType('resource').some((r) => r.name.endsWith('/vectors.bin'));
+        return { ms: performance.now() - t0, whole };
+      }, CUSTOM);
+      const row = { shards, first_ms: first.cell_ms, live_ms: live.ms, received_bytes: received, vectors_bin_done: live.whole };
+      out.custom.push(row);
+      process.stderr.write(
+        `  chromium   link, own sentence ${shards ? 'with shards   ' : 'without shards'}: drawn ${live.ms.toFixed(0)} ms after typing (first figure at ${first.cell_ms?.toFixed(0)} ms), ${(received / 1024).toFixed(0)} KiB received by then${live.whole ? ' (vectors.bin done)' : ''}\n`,
+      );
+      await context.close();
+    }
+  }
   // Keystrokes: the sentence holds T tokens; each "keystroke" appends a letter to the last word (the
   // token count stays T) and fires the input event the page listens to. The page recomputes and redraws
   // synchronously in that handler; `sync_ms` ends after a forced style + layout, `frame_ms` after the next

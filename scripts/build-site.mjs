@@ -25,7 +25,7 @@ import { copyFile, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { subsetVectors } from './vectors-file.mjs';
+import { SHARDS, shardFile, shardOf, subsetVectors } from './vectors-file.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'build', 'site');
@@ -183,10 +183,29 @@ const extra = new Set(sentences.join(' ').split(/\s+/));
 const first = subsetVectors(await readFile(join(root, 'data', 'vectors.bin')), (i, word) => i < FIRST_WORDS || extra.has(word));
 for (const name of ['vectors-first.bin', 'widget/vectors-first.bin']) await writeFile(join(out, name), first);
 
+// The whole table again, split into SHARDS files by a hash of the word (web/lib/vectors-format.js): a
+// sentence with words outside the first chunk fetches only the shards of those words (and of the stems
+// the core would try for them), ~9 KiB gzip each, instead of waiting for the whole table.
+const table = await readFile(join(root, 'data', 'vectors.bin'));
+for (const dir of ['', 'widget/']) await mkdir(join(out, dir, 'vectors-shards'), { recursive: true });
+for (let id = 0; id < SHARDS; id++) {
+  const shard = subsetVectors(table, (i, word) => shardOf(word) === id);
+  for (const dir of ['', 'widget/']) await writeFile(join(out, dir, shardFile(id)), shard);
+}
+
 const rows = [];
 async function list(dir, prefix = '') {
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (entry.isDirectory()) await list(join(dir, entry.name), `${prefix}${entry.name}/`);
+    if (entry.name === 'vectors-shards') {
+      // One line for the shards (their sizes, summed), not 128.
+      const sizes = await Promise.all(
+        (await readdir(join(dir, entry.name))).map(async (f) => {
+          const bytes = await readFile(join(dir, entry.name, f));
+          return [bytes.length, gzipSync(bytes, { level: 9 }).length];
+        }),
+      );
+      rows.push([`${prefix}vectors-shards/ (${sizes.length} files)`, ...sizes.reduce((a, b) => [a[0] + b[0], a[1] + b[1]], [0, 0])]);
+    } else if (entry.isDirectory()) await list(join(dir, entry.name), `${prefix}${entry.name}/`);
     else {
       const bytes = await readFile(join(dir, entry.name));
       rows.push([prefix + entry.name, bytes.length, gzipSync(bytes, { level: 9 }).length]);

@@ -250,6 +250,11 @@ export interface AttentionCore {
   softmax(logits: MatrixInput, options?: { axis?: 'rows' | 'columns'; temperature?: number }): Matrix;
   tokenize(text: string): string[];
   /**
+   * The stems the core tries, in order, when a word is not in the vocabulary (common inflections
+   * stripped: "stations" → "station"; "cities" → "city"); at least 2 bytes each, possibly none.
+   */
+  stemCandidates(word: string): string[];
+  /**
    * Seed 000's equation I: softmax(X Xᵀ / constant) X. Q = K = V = X. score 'dot' (default) or
    * 'cosine' (softmax(cos(x_i, x_j) / constant) X). With `keep`, only those steps:
    * `parameterFree(X, c, { keep: ['weights'] })` returns `{ weights }`.

@@ -299,6 +299,10 @@ function wrap(raw) {
       if (typeof text !== 'string') throw new AttentionError('tokenize needs a string');
       return checked(raw.tokenize(text));
     },
+    stemCandidates(word) {
+      if (typeof word !== 'string') throw new AttentionError('stemCandidates needs a string');
+      return raw.stemCandidates(word);
+    },
     parameterFree(X, constant, options) {
       return checked(raw.parameterFree(asMatrix(X, 'X'), toNumber(constant, 'constant'), asOptions(options)));
     },

@@ -144,6 +144,14 @@ val tokenize_js(std::string text) {
   });
 }
 
+// The stems the core tries, in order, for a word that is not in a table (the page fetches their
+// vectors' shards too, so a table of some shards looks words up exactly as the whole one would).
+val stem_candidates_js(std::string word) {
+  val out = val::array();
+  for (const std::string& stem : stem_candidates(word)) out.call<void>("push", stem);
+  return out;
+}
+
 val parameter_free_js(val X, float constant, val options) {
   return guarded([&] {
     return to_js(parameter_free_attention(to_matrix(X), constant, to_options(options, Score::Dot)), keep_of(options));
@@ -519,6 +527,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("memoryStats", &memory_stats_js);
   emscripten::function("softmax", &softmax_js);
   emscripten::function("tokenize", &tokenize_js);
+  emscripten::function("stemCandidates", &stem_candidates_js);
   emscripten::function("parameterFree", &parameter_free_js);
   emscripten::function("attention", &attention_js);
   emscripten::function("multiHead", &multi_head_js);

@@ -296,6 +296,14 @@ test('errors arrive as AttentionError with the core message', () => {
 test('tokenize and the committed word vectors', async () => {
   assert.deepEqual(core.tokenize('The train, left!'), ['the', 'train', ',', 'left', '!']);
   assert.deepEqual(core.tokenize('<b>hi</b> 🚂'), ['<', 'b', '>', 'hi', '<', '/', 'b', '>', '🚂']);
+  // The stems the core tries for a word not in a table (the page fetches their shards too).
+  assert.ok(core.stemCandidates('stations').includes('station'));
+  assert.ok(core.stemCandidates('cities').includes('city'));
+  assert.deepEqual(core.stemCandidates('a'), []);
+  assert.throws(
+    () => core.stemCandidates(7),
+    (e) => e instanceof api.AttentionError,
+  );
   const vectors = core.loadVectors(await readFile(path.join(root, 'data/vectors.bin')));
   try {
     assert.ok(vectors.size > 10000);

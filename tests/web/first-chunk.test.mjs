@@ -7,7 +7,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assertWeights, figureState, openWatched, site, startSession } from './harness.mjs';
+import { assertWeights, figureState, openWatched, root, site, startSession } from './harness.mjs';
+import { SHARDS, mergeVectors, shardFile, shardOf, subsetVectors, vectorsLayout } from '../../web/lib/vectors-format.js';
 
 let session, browser, url, core, vectors, first;
 before(async () => {
@@ -42,26 +43,59 @@ test('the first chunk: the 2,000 most frequent words and the examples’ words, 
   assert.equal(vectors.embed('zebra').tokens[0].lookup, 'known');
 });
 
-test('the first figure draws from the first chunk while vectors.bin is still on its way; an unknown word waits for it', async () => {
+test('the first figure draws from the first chunk; a word outside it fetches only its shards and draws before vectors.bin', async () => {
   let release;
   const held = new Promise((r) => (release = r));
+  const shardsFetched = [];
   const { page, problems } = await openWatched(browser, url, {
     viewport: { width: 1280, height: 900 },
-    before: (page) =>
-      page.route('**/vectors.bin', async (route) => {
+    before: (page) => {
+      page.on('request', (r) => {
+        const m = r.url().match(/vectors-shards\/(\d+)\.bin$/);
+        if (m) shardsFetched.push(Number(m[1]));
+      });
+      return page.route('**/vectors.bin', async (route) => {
         await held; // the whole table arrives only when the test says so
         await route.continue();
-      }),
+      });
+    },
   });
   try {
     await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
     const { X } = vectors.embed('the train left the station on time', 64);
     assertWeights((await figureState(page, null)).map, core.parameterFree(X, Math.sqrt(vectors.dim)).weights, 'from the first chunk');
-    // A word outside the chunk: the figure says it is loading, and draws nothing of the old sentence.
-    await page.fill('#sentence', 'the zebra left the station');
-    await page.waitForFunction(() => document.getElementById('loading') && !document.getElementById('loading').hidden);
-    assert.equal(await page.locator('#heatmap canvas.cells').count(), 0);
+    assert.deepEqual(shardsFetched, [], 'the default sentence needs no shard');
+    // Words outside the chunk — one in the table, one found through a stem, one in no table at all — are
+    // looked up exactly as the whole table does, from the shards of those words and their stems alone.
+    const text = 'the zebra grazed near zorblaxian stations';
+    const expected = vectors.embed(text, 64);
+    assert.deepEqual(
+      expected.tokens.map((t) => t.lookup),
+      ['known', 'known', 'stemmed', 'known', 'unknown', 'known'],
+    );
+    await page.fill('#sentence', text);
+    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 6, null, { timeout: 20_000 });
+    assertWeights((await figureState(page, null)).map, core.parameterFree(expected.X, Math.sqrt(vectors.dim)).weights, 'from the shards');
+    const needed = new Set();
+    for (const t of expected.tokens)
+      if (!first.embed(t.text).tokens.every((u) => u.lookup === 'known'))
+        for (const w of [t.text, ...core.stemCandidates(t.text)]) needed.add(shardOf(w));
+    assert.deepEqual(
+      [...new Set(shardsFetched)].sort((a, b) => a - b),
+      [...needed].sort((a, b) => a - b),
+    );
+    assert.ok(needed.size <= 12, `${needed.size} shards`);
+    assert.equal(
+      await page.evaluate(() => performance.getEntriesByName(new URL('vectors.bin', location.href).href).length),
+      0,
+      'vectors.bin not yet here',
+    );
+    // The whole table then takes over: the same numbers.
     release();
+    await page.waitForFunction(() => performance.getEntriesByName(new URL('vectors.bin', location.href).href).length === 1, null, {
+      timeout: 20_000,
+    });
+    await page.fill('#sentence', 'the zebra left the station');
     await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 5, null, { timeout: 20_000 });
     const zebra = vectors.embed('the zebra left the station', 64);
     assertWeights(
@@ -73,5 +107,36 @@ test('the first figure draws from the first chunk while vectors.bin is still on 
   } finally {
     release();
     await page.close();
+  }
+});
+
+test('the shards partition the whole table, each row with its very bytes; a shard is a file the core loads', async () => {
+  const whole = new Uint8Array(await readFile(join(root, 'data', 'vectors.bin')));
+  const seen = new Map();
+  for (let id = 0; id < SHARDS; id++) {
+    const bytes = new Uint8Array(await readFile(join(site, shardFile(id))));
+    const shard = core.loadVectors(bytes);
+    try {
+      for (const word of vectorsLayout(bytes).words) {
+        assert.equal(shardOf(word), id, word);
+        assert.ok(!seen.has(word), `${word} in two shards`);
+        seen.set(word, id);
+      }
+    } finally {
+      shard.delete();
+    }
+  }
+  assert.equal(seen.size, vectorsLayout(whole).count);
+  // Merged with the first chunk, as the page does: the same vectors as the whole table.
+  const merged = core.loadVectors(
+    mergeVectors([
+      new Uint8Array(await readFile(join(site, 'vectors-first.bin'))),
+      subsetVectors(whole, (i, w) => shardOf(w) === shardOf('zebra')),
+    ]),
+  );
+  try {
+    assert.deepEqual(Array.from(merged.embed('the zebra').X.data), Array.from(vectors.embed('the zebra').X.data));
+  } finally {
+    merged.delete();
   }
 });

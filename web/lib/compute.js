@@ -21,7 +21,8 @@
 //   rounding() seed 003 only: the article's rounded weights and their outputs (core.weightedSum)
 //   storyWord  the query whose strongest link to another word is strongest: the word the caption,
 //              and the selected-word views, talk about until the reader picks one
-// Otherwise { ok: false, kind: 'loading' | 'empty' | 'error' | 'cells', message, cells? }.
+// Otherwise { ok: false, kind: 'loading' | 'empty' | 'error' | 'cells', message, cells?, shards? (loading:
+// the word-vector shards the sentence's words need, which the store fetches) }.
 import { AttentionError } from './loader.js';
 import { badCells, numericMatrix, parseCell } from './cells.js';
 import { labelOf } from './format.js';
@@ -29,6 +30,7 @@ import { HEAD_SHARPNESS, identityWeights, multiHeadWeights, mulberry32, xavierUn
 
 export { HEAD_SHARPNESS };
 import { ROLLOUT, isTrained } from './state.js';
+import { shardOf } from './vectors-format.js';
 
 /** The figure draws up to this many tokens; longer text is cut, and the figure says so. */
 export const MAX_TOKENS = 1024;
@@ -95,7 +97,7 @@ function keyOf(state, sources) {
   if (sources.imported) return `imported:${sources.imported.id}:${s.layer}:${s.head}`;
   if (isTrained(s.source)) return `${s.source}:${s.sentence}:${s.layer}:${s.head}:${s.blank}`;
   return [
-    sources.vectorsPartial ? 'first chunk' : 'whole table',
+    sources.vectorsPartial ? `first chunk + ${sources.vectorsShards?.size ?? 0} shards` : 'whole table',
     s.input,
     s.input === 'sentence' ? s.sentence : '',
     s.score,
@@ -196,6 +198,16 @@ function termsOf(core, result) {
 }
 
 // ---- word vectors and seed 003 ----------------------------------------------------------------------
+/** The shards (vectors-format.js) not in `loaded` that a table needs to look the tokens up as the whole one does. */
+function missingShards(core, tokens, loaded = new Set()) {
+  const wanted = new Set();
+  for (const t of tokens) {
+    if (t.lookup === 'known') continue; // in this table, so in the whole one, with the same bytes
+    for (const word of [t.text, ...core.stemCandidates(t.text)]) if (!loaded.has(shardOf(word))) wanted.add(shardOf(word));
+  }
+  return [...wanted];
+}
+
 function vectorResult(state, sources, key) {
   const { core, vectors } = sources;
   let X,
@@ -208,11 +220,14 @@ function vectorResult(state, sources, key) {
     const { embedding, total: all } = embedPrefix(core, vectors, state.sentence, MAX_TOKENS);
     ({ X, tokens } = embedding);
     total = all;
-    // The first chunk of the table holds the frequent words: a word it does not have (found or stemmed
-    // in the whole table, or not there at all) waits for the whole table rather than show other numbers.
-    const missing = tokens.find((t) => t.lookup !== 'known');
-    if (sources.vectorsPartial && missing) {
-      if (!sources.vectorsError) return { ok: false, kind: 'loading', message: 'Loading the word vectors…' };
+    // The first chunk of the table holds the frequent words. A word it does not have (found or stemmed
+    // in the whole table, or not there at all) is looked up exactly as the whole table would once the
+    // shards of the word and of every stem the core would try are here (the store fetches the ones this
+    // result asks for); until then it shows nothing rather than other numbers.
+    const shards = sources.vectorsPartial ? missingShards(core, tokens, sources.vectorsShards) : [];
+    const missing = shards.length ? tokens.find((t) => t.lookup !== 'known') : null;
+    if (missing) {
+      if (!sources.vectorsError) return { ok: false, kind: 'loading', message: 'Loading the word vectors…', shards };
       // The whole table failed: the words the first chunk has still draw, this one cannot.
       return {
         ok: false,

@@ -2,20 +2,23 @@
 // however many figures ask: one module-level promise each. Files resolve relative to this module's URL (the
 // bundle's location), so the widget works from any folder. The calls into the core live in compute.js.
 import { loadAttention, loadAttentionWithModel } from '#attention-core';
+import { mergeVectors, shardFile } from './vectors-format.js';
 
 export { AttentionError } from '#attention-core';
 
 let corePromise = null;
 let vectorsPromise = null;
 let firstVectorsPromise = null;
+let firstBytesPromise = null; // the first chunk's bytes, kept to merge with shards
+const shardPromises = new Map(); // shard id → its bytes (Promise)
 let largerPromise = null;
 let modelPromise = null;
 let encoderPromise = null;
 
 /**
  * Where the bundle's files live: both wasm modules, the model module's glue (loadAttentionWithModel asks
- * locateFile for it too), vectors-first.bin, vectors.bin, model.bin, encoder.bin and the compare view's
- * module. Default: beside this bundle; setAssetBase() moves them all (the widget exports it). Call it
+ * locateFile for it too), vectors-first.bin, vectors-shards/, vectors.bin, model.bin, encoder.bin and the
+ * compare view's module. Default: beside this bundle; setAssetBase() moves them all (the widget exports it). Call it
  * before the first load: what has loaded stays loaded.
  */
 let base = import.meta.url;
@@ -96,10 +99,34 @@ export function loadVectors() {
  * table has arrived. Resolves to null if the file is not there (the whole table will do).
  */
 export function loadFirstVectors() {
-  firstVectorsPromise ??= Promise.all([loadCore(), bytesOf('vectors-first.bin')])
+  firstVectorsPromise ??= Promise.all([loadCore(), firstBytes()])
     .then(([core, bytes]) => core.loadVectors(bytes))
     .catch(() => null);
   return firstVectorsPromise;
+}
+
+function firstBytes() {
+  firstBytesPromise ??= bytesOf('vectors-first.bin');
+  return firstBytesPromise;
+}
+
+/**
+ * The first chunk and the shards `ids` of the whole table (vectors-shards/, ~9 KiB gzip each, split by a
+ * hash of the word: vectors-format.js) as one new table, for a sentence with words outside the first
+ * chunk while the whole table is on its way. Each shard is fetched once; a failed one is fetched again
+ * on the next call. The caller owns (and deletes) the table.
+ */
+export async function loadShardedVectors(ids) {
+  const shards = ids.map((id) => {
+    if (!shardPromises.has(id))
+      shardPromises.set(
+        id,
+        retried(fetchBytes(assetURL(shardFile(id))), () => shardPromises.delete(id)),
+      );
+    return shardPromises.get(id);
+  });
+  const [core, first, ...bytes] = await Promise.all([loadCore(), firstBytes(), ...shards]);
+  return core.loadVectors(mergeVectors([first, ...bytes]));
 }
 
 /** The larger wasm module (the trained models' code), instantiated once, on demand. */

@@ -3,7 +3,7 @@
 // is loaded, and the one Result computed from all of it (compute.js). Every change goes through set();
 // it recomputes once and tells every subscriber, which redraws from (state, result). Nothing else
 // holds a copy of the sentence or computes anything.
-import { loadCore, loadEncoder, loadFirstVectors, loadModel, loadVectors } from './loader.js';
+import { loadCore, loadEncoder, loadFirstVectors, loadModel, loadShardedVectors, loadVectors } from './loader.js';
 import { compute } from './compute.js';
 import { loadCompare } from './compare-loader.js';
 import { DEFAULTS, apply, isTrained } from './state.js';
@@ -28,6 +28,7 @@ export class Store {
       trainedError: { decoder: null, encoder: null },
     };
     this.trainedLoading = { decoder: null, encoder: null };
+    this.shardsWanted = new Set(); // word-vector shards asked for while only the first chunk is here
     this.parts = []; // more computations from the same sources (derive())
     this.result = null; // the latest Result (ok or not)
     this.compare = null; // with the compare view: the second sentence and the comparison (compare.js)
@@ -102,6 +103,7 @@ export class Store {
     this.#load();
     const started = performance.now();
     this.result = compute(this.state, this.sources, this.good);
+    if (this.result.shards?.length) this.#loadShards(this.result.shards);
     if (this.result.ok) this.good = this.result;
     else if (this.result.kind !== 'cells') this.good = null;
     // The compare view's second sentence and comparison, once its module is here (compare/).
@@ -116,6 +118,33 @@ export class Store {
   /** The result views draw: the latest, or under a bad edited cell the last good one. */
   get shown() {
     return this.result?.ok ? this.result : this.result?.kind === 'cells' ? this.good : null;
+  }
+
+  /**
+   * The first chunk with every shard asked for so far, as one table in place of the one drawn from, while
+   * the whole table is on its way (the sentence's words then draw before it arrives). A failed fetch is
+   * forgotten, so the next change asks again.
+   */
+  #loadShards(ids) {
+    const fresh = ids.filter((id) => !this.shardsWanted.has(id));
+    if (!fresh.length) return;
+    for (const id of fresh) this.shardsWanted.add(id);
+    const wanted = [...this.shardsWanted];
+    const s = this.sources;
+    loadShardedVectors(wanted).then(
+      (table) => {
+        // Too late (the whole table is here) or overtaken by a load of more shards: not needed.
+        if (!s.vectorsPartial || (s.vectorsShards?.size ?? 0) >= wanted.length) return table.delete();
+        const before = s.vectorsShards ? s.vectors : null; // the first chunk's table stays the loader's
+        s.vectors = table;
+        s.vectorsShards = new Set(wanted);
+        before?.delete();
+        this.update();
+      },
+      () => {
+        for (const id of fresh) this.shardsWanted.delete(id);
+      },
+    );
   }
 
   #load() {
@@ -136,8 +165,11 @@ export class Store {
       });
       this.vectorsLoading = (async () => {
         s.core = await loadCore();
-        s.vectors = await loadVectors();
+        const whole = await loadVectors();
+        if (s.vectorsShards) s.vectors.delete(); // a table of shards, made here: nothing else holds it
+        s.vectors = whole;
         s.vectorsPartial = false;
+        s.vectorsShards = null;
       })().then(
         () => {
           this.vectorsLoading = null;
