@@ -90,6 +90,16 @@ test('the first figure draws from the first chunk; a word outside it fetches onl
       0,
       'vectors.bin not yet here',
     );
+    // A text whose rarer words would need most of the shards waits for the whole table instead.
+    const rare = vectorsLayout(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))))
+      .words.slice(15000)
+      .filter((w) => /^[a-z]+$/.test(w))
+      .slice(0, 80);
+    await page.fill('#sentence', rare.join(' '));
+    await page.waitForFunction(() => document.getElementById('loading') && !document.getElementById('loading').hidden);
+    await page.waitForTimeout(500);
+    assert.ok(new Set(shardsFetched).size <= 32, `${new Set(shardsFetched).size} shards fetched`);
+    assert.equal(await page.locator('#heatmap canvas.cells').count(), 0);
     // The whole table then takes over: the same numbers.
     release();
     await page.waitForFunction(() => performance.getEntriesByName(new URL('vectors.bin', location.href).href).length === 1, null, {

@@ -11,6 +11,10 @@ import { DEFAULTS, apply, isTrained } from './state.js';
 // A change redraws at once, unless more tokens than this are drawn: then it waits for the next frame,
 // so fast typing or a dragged slider on a long input coalesces into one redraw per frame.
 const DEFER_TOKENS = 128;
+// The most word-vector shards (of 128) fetched for sentences before the whole table is here: a text that
+// needs more (a pasted page of rare words) waits for the table, which is on its way anyway, rather than
+// fetch most of it twice.
+const MAX_SHARDS = 32;
 
 export class Store {
   /** options: { preloadVectors (load the word vectors even when the model is shown) } */
@@ -127,7 +131,7 @@ export class Store {
    */
   #loadShards(ids) {
     const fresh = ids.filter((id) => !this.shardsWanted.has(id));
-    if (!fresh.length) return;
+    if (!fresh.length || this.shardsWanted.size + fresh.length > MAX_SHARDS) return;
     for (const id of fresh) this.shardsWanted.add(id);
     const wanted = [...this.shardsWanted];
     const s = this.sources;
