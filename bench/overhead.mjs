@@ -6,7 +6,7 @@
 // driver's `output` row at the same T) comes from build/bench-wasm-simd when built. At T = 1 the compute
 // is nothing, so that call is the fixed cost. Interleaved rounds (rotated order), median of the round
 // medians, µs per call.
-//   node --no-liftoff bench/overhead.mjs [DIR] [--before DIR] [--T 1,16,64,128] [--rounds N]
+//   node --no-liftoff bench/overhead.mjs [DIR] [--before DIR] [--T 1,16,64,128] [--rounds N] [--batch-ms MS]
 //     DIR: a build/wasm (default build/wasm)
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -27,6 +27,7 @@ const arg = (name, fallback) => {
 const beforeDir = arg('--before');
 const Ts = arg('--T', '1,16,64,128').split(',').map(Number);
 const roundCount = Number(arg('--rounds', 9));
+const batchMs = Number(arg('--batch-ms', 40));
 const dir = resolve(args[0] ?? join(root, 'build', 'wasm'));
 
 async function loadBuild(at) {
@@ -58,8 +59,16 @@ for (const T of Ts) {
     const got = f().data;
     if (got.length !== reference.length || got.some((x, i) => x !== reference[i])) throw new Error(`${name}: a different output`);
   }
-  const calls = Math.max(20, Math.round(4000 / (1 + T / 8)));
-  for (const [, f] of ways) for (let i = 0; i < calls; i++) f();
+  // Warm-up, which also sizes the batches: ~batchMs of the slowest way each. Short batches and many
+  // rounds keep the load's swings out of the per-round ratios.
+  let slowest = 0;
+  for (const [, f] of ways) {
+    const n = 200,
+      t0 = performance.now();
+    for (let i = 0; i < n; i++) f();
+    slowest = Math.max(slowest, (performance.now() - t0) / n);
+  }
+  const calls = Math.max(5, Math.round(batchMs / slowest));
   const rounds = ways.map(() => []);
   for (let r = 0; r < roundCount; r++)
     for (let j = 0; j < ways.length; j++) {
