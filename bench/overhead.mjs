@@ -1,10 +1,13 @@
 // Where a small attentionOutput call's time goes, through the shipped module in node: the JS API
-// (attention.js: checks, options), the raw Embind function under it (the binding: reading {rows, cols,
-// data} and the options through emval, one TypedArray.set per input into an Eigen matrix, the result
-// copied into a new Float32Array), and the core itself (the C++ driver's `output` row at the same T, from
-// build/bench-wasm-simd when built). At T = 1 the compute is nothing, so that call is the fixed cost.
-// Interleaved rounds, median of the round medians, µs per call.
-//   node --no-liftoff bench/overhead.mjs [DIR]     DIR: a build/wasm (default build/wasm)
+// (attention.js: checks, options, then the numbers-only binding: outputOperands/outputRun/outputRelease),
+// the object binding under the old API (raw.attentionOutput: reading {rows, cols, data} and the options
+// through emval, the result object and Float32Array made through emval), and, with --before, another
+// build's JS API (e.g. main's, before the numbers-only path) in the same process. The core itself (the C++
+// driver's `output` row at the same T) comes from build/bench-wasm-simd when built. At T = 1 the compute
+// is nothing, so that call is the fixed cost. Interleaved rounds (rotated order), median of the round
+// medians, µs per call.
+//   node --no-liftoff bench/overhead.mjs [DIR] [--before DIR] [--T 1,16,64,128] [--rounds N] [--batch-ms MS]
+//     DIR: a build/wasm (default build/wasm)
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -13,16 +16,32 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { D, sdpaInputs } from './common.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const dir = resolve(process.argv[2] ?? join(root, 'build', 'wasm'));
-const bytes = await readFile(join(dir, 'attention_wasm.wasm'));
-const { loadAttention } = await import(pathToFileURL(join(dir, 'attention.js')).href);
-const { default: createRaw } = await import(pathToFileURL(join(dir, 'attention_wasm.js')).href);
-const core = await loadAttention({ wasmBinary: bytes });
-const raw = await createRaw({ wasmBinary: bytes });
+const args = process.argv.slice(2);
+const arg = (name, fallback) => {
+  const i = args.indexOf(name);
+  if (i < 0) return fallback;
+  const value = args[i + 1];
+  args.splice(i, 2);
+  return value;
+};
+const beforeDir = arg('--before');
+const Ts = arg('--T', '1,16,64,128').split(',').map(Number);
+const roundCount = Number(arg('--rounds', 9));
+const batchMs = Number(arg('--batch-ms', 40));
+const dir = resolve(args[0] ?? join(root, 'build', 'wasm'));
+
+async function loadBuild(at) {
+  const bytes = await readFile(join(at, 'attention_wasm.wasm'));
+  const { loadAttention } = await import(pathToFileURL(join(at, 'attention.js')).href);
+  const { default: createRaw } = await import(pathToFileURL(join(at, 'attention_wasm.js')).href);
+  return { core: await loadAttention({ wasmBinary: bytes }), raw: await createRaw({ wasmBinary: bytes }) };
+}
+const after = await loadBuild(dir);
+const before = beforeDir ? await loadBuild(resolve(beforeDir)) : null;
 const median = (xs) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1];
 
-const out = { rows: [] };
-for (const T of [1, 16, 64]) {
+const out = { load: (await import('node:os')).loadavg(), rows: [] };
+for (const T of Ts) {
   const { Q, K, V } = sdpaInputs(T);
   const m = (data) => ({ rows: T, cols: D, data });
   const q = m(Q),
@@ -30,19 +49,44 @@ for (const T of [1, 16, 64]) {
     v = m(V);
   const options = { causal: false, handShortcuts: false }; // what attention.js's asOptions({}) builds
   const ways = [
-    ['api', () => core.attentionOutput(q, k, v)],
-    ['binding', () => raw.attentionOutput(q, k, v, options)],
+    ['api_us', () => after.core.attentionOutput(q, k, v)],
+    ['binding_us', () => after.raw.attentionOutput(q, k, v, options)],
   ];
-  const calls = T === 64 ? 200 : 2000;
-  for (const [, f] of ways) for (let i = 0; i < calls; i++) f();
+  if (before) ways.push(['api_before_us', () => before.core.attentionOutput(q, k, v)]);
+  // Same result both ways, bit for bit (same core, same operands).
+  const reference = after.raw.attentionOutput(q, k, v, options).data;
+  for (const [name, f] of ways) {
+    const got = f().data;
+    if (got.length !== reference.length || got.some((x, i) => x !== reference[i])) throw new Error(`${name}: a different output`);
+  }
+  // Warm-up, which also sizes the batches: ~batchMs of the slowest way each. Short batches and many
+  // rounds keep the load's swings out of the per-round ratios.
+  let slowest = 0;
+  for (const [, f] of ways) {
+    const n = 200,
+      t0 = performance.now();
+    for (let i = 0; i < n; i++) f();
+    slowest = Math.max(slowest, (performance.now() - t0) / n);
+  }
+  const calls = Math.max(5, Math.round(batchMs / slowest));
   const rounds = ways.map(() => []);
-  for (let r = 0; r < 9; r++)
-    ways.forEach(([, f], i) => {
+  for (let r = 0; r < roundCount; r++)
+    for (let j = 0; j < ways.length; j++) {
+      const i = (j + r) % ways.length; // rotated: no way always runs first
+      const f = ways[i][1];
       const t0 = performance.now();
       for (let n = 0; n < calls; n++) f();
       rounds[i].push(((performance.now() - t0) / calls) * 1000);
-    });
-  const row = { T, api_us: median(rounds[0]), binding_us: median(rounds[1]) };
+    }
+  const row = { T };
+  ways.forEach(([name], i) => (row[name] = median(rounds[i])));
+  if (before) {
+    // Per-round ratios, before ÷ after: the spread says how far the load moved them.
+    const per = rounds[2].map((x, i) => x / rounds[0][i]);
+    row.before_over_after = median(per);
+    row.ratio_min = Math.min(...per);
+    row.ratio_max = Math.max(...per);
+  }
   const driver = join(root, 'build', 'bench-wasm-simd', 'bench', 'attention_bench.cjs');
   if (existsSync(driver) && T > 1) {
     const json = JSON.parse(

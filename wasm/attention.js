@@ -290,6 +290,31 @@ function wrap(raw) {
     return view;
   }
 
+  // attentionOutput without the object binding's ≈ 15 emval round trips (bindings.cpp, "the output-only
+  // path through plain numbers"): the core sizes the operands on its heap and says where; the inputs are
+  // set() into place and the output sliced out. raw.HEAP* are read after each call, never kept: memory
+  // growth replaces them.
+  function outputByNumbers(q, k, v, o) {
+    const padding = o.keyPadding;
+    const at = raw.outputOperands(q.rows, q.cols, k.rows, k.cols, v.rows, v.cols, padding ? padding.length : 0) >>> 2;
+    if (!at) throw new AttentionError(raw.outputError());
+    const where = raw.HEAPU32,
+      heap = raw.HEAPF32;
+    heap.set(q.data, where[at] >>> 2);
+    heap.set(k.data, where[at + 1] >>> 2);
+    heap.set(v.data, where[at + 2] >>> 2);
+    if (padding) raw.HEAPU8.set(padding, where[at + 3]);
+    const flags = (o.score === undefined ? 0 : SCORES.indexOf(o.score) + 1) | (o.causal ? 8 : 0) | (o.handShortcuts ? 16 : 0);
+    if (raw.outputRun(flags, o.temperature ?? 1) !== 0) throw new AttentionError(raw.outputError());
+    const after = raw.HEAPU32,
+      start = after[at + 4] >>> 2,
+      rows = after[at + 5],
+      cols = after[at + 6];
+    const data = raw.HEAPF32.slice(start, start + rows * cols);
+    raw.outputRelease();
+    return { rows, cols, data };
+  }
+
   return {
     softmax(logits, { axis = 'rows', temperature = 1 } = {}) {
       if (axis !== 'rows' && axis !== 'columns') throw new AttentionError(`axis must be 'rows' or 'columns', got ${JSON.stringify(axis)}`);
@@ -328,7 +353,13 @@ function wrap(raw) {
       return checked(raw.softmaxBase3Terms(asMatrix(logits, 'logits'), axis === 'columns'));
     },
     attentionOutput(Q, K, V, options) {
-      return checked(raw.attentionOutput(asMatrix(Q, 'Q'), asMatrix(K, 'K'), asMatrix(V, 'V'), asOptions(options)));
+      const q = asMatrix(Q, 'Q'),
+        k = asMatrix(K, 'K'),
+        v = asMatrix(V, 'V'),
+        o = asOptions(options);
+      // Additive weights are matrices themselves: that rare call keeps the object binding.
+      if (o.additive || !raw.HEAPF32) return checked(raw.attentionOutput(q, k, v, o));
+      return outputByNumbers(q, k, v, o);
     },
     multiHead(X, weights, options) {
       if (!weights || !Array.isArray(weights.heads)) throw new AttentionError('multiHead needs weights.heads, an array of heads');

@@ -8,6 +8,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -116,18 +117,30 @@ val to_js(const AttentionSteps& s, unsigned keep) {
   return out;
 }
 
+// Runs `body`; returns true, or false with the message of the exception it threw in `message`. The one
+// place the messages of each kind of exception are made (guarded and the output-only path use it).
+template <typename Body>
+bool caught(Body&& body, std::string& message) {
+  try {
+    body();
+    return true;
+  } catch (const AttentionError& e) {
+    message = e.what();
+  } catch (const std::bad_alloc&) {
+    message = "out of memory: the input is too large";
+  } catch (const std::exception& e) {
+    message = std::string("internal error: ") + e.what();
+  }
+  return false;
+}
+
 // Runs `body`, turning any exception into a returned JS Error carrying its message.
 template <typename Body>
 val guarded(Body&& body) {
-  try {
-    return body();
-  } catch (const AttentionError& e) {
-    return val::global("Error").new_(std::string(e.what()));
-  } catch (const std::bad_alloc&) {
-    return val::global("Error").new_(std::string("out of memory: the input is too large"));
-  } catch (const std::exception& e) {
-    return val::global("Error").new_(std::string("internal error: ") + e.what());
-  }
+  val out = val::undefined();
+  std::string message;
+  if (caught([&] { out = body(); }, message)) return out;
+  return val::global("Error").new_(message);
 }
 
 // ---- entry points ---------------------------------------------------------------------------------
@@ -173,6 +186,95 @@ val attention_output_js(val Q, val K, val V, val options) {
     return to_js(
         streaming_attention_output(to_matrix(Q), to_matrix(K), to_matrix(V), to_options(options, Score::ScaledDot)));
   });
+}
+
+// ---- the output-only path through plain numbers ---------------------------------------------------
+// attention_output_js reads ~15 emval values a call (rows, cols and data of three matrices, the option
+// fields; then the result object and its Float32Array): ≈ 15 µs, more than the core at T = 16. This path
+// takes numbers only. outputOperands sizes Q, K, V and the key padding here and returns where they are;
+// attention.js set()s the inputs straight into them through the module's HEAPF32/HEAPU8 (re-read after
+// each call: the views are replaced when memory grows). outputRun computes and frees the inputs; JS
+// slices the output out of the heap and outputRelease frees it, so nothing stays allocated between calls
+// (tests/wasm/resources.test.mjs compares malloc's bytes). A failure leaves its message for outputError.
+struct OutputCall {
+  Matrix Q, K, V, output;
+  KeyPadding padding;
+  std::string error;
+  // Byte addresses of Q, K, V and the padding's flags, then the output's address, rows and cols.
+  std::uint32_t at[7] = {};
+};
+OutputCall output_call;
+
+std::uint32_t address(const void* p) { return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(p)); }
+
+void free_output_operands() {
+  OutputCall& c = output_call;
+  c.Q.resize(0, 0);
+  c.K.resize(0, 0);
+  c.V.resize(0, 0);
+  KeyPadding().swap(c.padding);
+}
+
+// Returns the byte address of `at`, or 0 (out of memory: see outputError).
+std::uint32_t output_operands_js(Index q_rows, Index q_cols, Index k_rows, Index k_cols, Index v_rows, Index v_cols,
+                                 std::size_t padding) {
+  OutputCall& c = output_call;
+  c.output.resize(0, 0);  // a previous call's, if JS never released it
+  const bool ok = caught(
+      [&] {
+        c.Q.resize(q_rows, q_cols);
+        c.K.resize(k_rows, k_cols);
+        c.V.resize(v_rows, v_cols);
+        c.padding.resize(padding);
+      },
+      c.error);
+  if (!ok) {
+    free_output_operands();
+    return 0;
+  }
+  c.at[0] = address(c.Q.data());
+  c.at[1] = address(c.K.data());
+  c.at[2] = address(c.V.data());
+  c.at[3] = address(c.padding.data());
+  return address(c.at);
+}
+
+// flags: bits 0–2 the score (0: the default, scaled_dot; 1–4: dot, scaled_dot, cosine, additive, as
+// attention.js's SCORES), bit 3 causal, bit 4 handShortcuts. Returns 0, the output's place in `at`; or
+// 1 (see outputError).
+int output_run_js(unsigned flags, float temperature) {
+  static constexpr Score kScores[] = {Score::ScaledDot, Score::Dot, Score::ScaledDot, Score::Cosine, Score::Additive};
+  OutputCall& c = output_call;
+  const bool ok = caught(
+      [&] {
+        if ((flags & 7u) > 4u) throw AttentionError("unknown score");
+        AttentionOptions options;
+        options.score = kScores[flags & 7u];
+        options.temperature = temperature;
+        options.causal = (flags & 8u) != 0;
+        options.hand_shortcuts = (flags & 16u) != 0;
+        options.key_padding = std::move(c.padding);
+        c.output = streaming_attention_output(c.Q, c.K, c.V, options);
+      },
+      c.error);
+  free_output_operands();
+  if (!ok) {
+    c.output.resize(0, 0);
+    return 1;
+  }
+  c.at[4] = address(c.output.data());
+  c.at[5] = static_cast<std::uint32_t>(c.output.rows());
+  c.at[6] = static_cast<std::uint32_t>(c.output.cols());
+  return 0;
+}
+
+void output_release_js() { output_call.output.resize(0, 0); }
+
+// The message of the last failure, once (its string is freed).
+std::string output_error_js() {
+  std::string message;
+  message.swap(output_call.error);
+  return message;
 }
 
 val query_terms_js(val steps, int query) {
@@ -532,6 +634,10 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::function("attention", &attention_js);
   emscripten::function("multiHead", &multi_head_js);
   emscripten::function("attentionOutput", &attention_output_js);
+  emscripten::function("outputOperands", &output_operands_js);
+  emscripten::function("outputRun", &output_run_js);
+  emscripten::function("outputRelease", &output_release_js);
+  emscripten::function("outputError", &output_error_js);
   emscripten::function("queryTerms", &query_terms_js);
   emscripten::function("weightedSum", &weighted_sum_js);
   emscripten::function("softmaxBase3Terms", &softmax_base3_terms_js);
