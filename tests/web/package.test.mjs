@@ -40,7 +40,9 @@ before(async () => {
 
 after(() => work && rm(work, { recursive: true, force: true }));
 
-const inTarball = (file) => packed.files.some((f) => f.path === file);
+// A file, or for a subpath pattern ("vectors-shards/*") at least one file it matches.
+const inTarball = (file) =>
+  file.endsWith('*') ? packed.files.some((f) => f.path.startsWith(file.slice(0, -1))) : packed.files.some((f) => f.path === file);
 
 test('licence: the code is MIT, and the WordNet licence ships with the WordNet-derived data', async () => {
   const license = await readFile(join(root, 'LICENSE'), 'utf8');
@@ -71,6 +73,8 @@ test('every file package.json exports or lists is in the tarball', async () => {
   assert.ok(targets.length >= 6, targets.join());
   for (const target of targets)
     assert.ok(inTarball(target.replace(/^\.\//, '')), `package.json points at ${target}, which is not in the tarball`);
+  // The word-vector shards, every one of them (a missing one would make its words wait for vectors.bin).
+  assert.equal(packed.files.filter((f) => /^vectors-shards\/\d{3}\.bin$/.test(f.path)).length, 128);
 });
 
 // The author's page: one script bundled from the package's two entry points, and two figures.
