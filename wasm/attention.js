@@ -65,6 +65,26 @@ function asMatrix(input, name) {
   }
 }
 
+/**
+ * The arguments of a nearest() (word vectors' or a model's) checked: the vector as a Float32Array, k,
+ * and exclude as row ids (a word through find(word), -1 when unknown) from 0 to size − 1.
+ */
+function nearestArgs(vector, k, exclude, find, size) {
+  const values = asVector(vector, 'vector');
+  if (!values) throw new AttentionError('nearest needs a vector');
+  if (!Number.isInteger(k)) throw new AttentionError(`k must be a whole number, got ${JSON.stringify(k)}`);
+  if (!Array.isArray(exclude)) throw new AttentionError('exclude must be an array of words and word ids');
+  const ids = Int32Array.from(exclude, (item, i) => {
+    const id = typeof item === 'string' ? find(item) : item;
+    if (typeof item === 'string' && id < 0) throw new AttentionError(`cannot exclude "${item}": it is not in the vocabulary`);
+    if (!Number.isInteger(id) || id < 0 || id >= size) {
+      throw new AttentionError(`exclude[${i}] is ${JSON.stringify(item)}: give a word or a word id from 0 to ${size - 1}`);
+    }
+    return id;
+  });
+  return { values, ids };
+}
+
 function asVector(input, name) {
   if (input === undefined || input === null) return undefined;
   if (typeof input.length !== 'number') throw new AttentionError(`${name} must be an array of numbers`);
@@ -189,19 +209,8 @@ function wrap(raw) {
      */
     nearest(vector, k, { exclude = [] } = {}) {
       if (!this.#handle) throw new AttentionError('these word vectors were deleted');
-      const values = asVector(vector, 'vector');
-      if (!values) throw new AttentionError('nearest needs a vector');
-      if (!Number.isInteger(k)) throw new AttentionError(`k must be a whole number, got ${JSON.stringify(k)}`);
-      if (!Array.isArray(exclude)) throw new AttentionError('exclude must be an array of words and word ids');
       this.#nearest ??= new raw.NearestWords(this.#handle);
-      const ids = Int32Array.from(exclude, (item, i) => {
-        const id = typeof item === 'string' ? this.#nearest.find(item) : item;
-        if (typeof item === 'string' && id < 0) throw new AttentionError(`cannot exclude "${item}": it is not in the vocabulary`);
-        if (!Number.isInteger(id) || id < 0 || id >= this.size) {
-          throw new AttentionError(`exclude[${i}] is ${JSON.stringify(item)}: give a word or a word id from 0 to ${this.size - 1}`);
-        }
-        return id;
-      });
+      const { values, ids } = nearestArgs(vector, k, exclude, (word) => this.#nearest.find(word), this.size);
       return checked(this.#nearest.nearest(values, k, ids));
     }
     delete() {
@@ -253,20 +262,8 @@ function wrap(raw) {
      */
     nearest(vector, k, { exclude = [], finalNorm = false } = {}) {
       if (!this.#handle) throw new AttentionError('this model was deleted');
-      const values = asVector(vector, 'vector');
-      if (!values) throw new AttentionError('nearest needs a vector');
-      if (!Number.isInteger(k)) throw new AttentionError(`k must be a whole number, got ${JSON.stringify(k)}`);
-      if (!Array.isArray(exclude)) throw new AttentionError('exclude must be an array of words and word ids');
+      const { values, ids } = nearestArgs(vector, k, exclude, (word) => this.#handle.find(word), this.#size);
       if (typeof finalNorm !== 'boolean') throw new AttentionError(`finalNorm must be true or false, got ${JSON.stringify(finalNorm)}`);
-      const size = this.#size;
-      const ids = Int32Array.from(exclude, (item, i) => {
-        const id = typeof item === 'string' ? this.#handle.find(item) : item;
-        if (typeof item === 'string' && id < 0) throw new AttentionError(`cannot exclude "${item}": it is not in the vocabulary`);
-        if (!Number.isInteger(id) || id < 0 || id >= size) {
-          throw new AttentionError(`exclude[${i}] is ${JSON.stringify(item)}: give a word or a word id from 0 to ${size - 1}`);
-        }
-        return id;
-      });
       return checked(this.#handle.nearest(values, k, ids, finalNorm));
     }
     /**

@@ -186,10 +186,7 @@ std::vector<Neighbour> nearest_embeddings(const LanguageModel& model, const floa
   }
   // Ranked on the rounded floats, as NearestWords does: a tie means what the caller sees.
   const std::size_t wanted = std::min(static_cast<std::size_t>(k), out.size());
-  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(wanted), out.end(),
-                    [](const Neighbour& a, const Neighbour& b) {
-                      return a.similarity != b.similarity ? a.similarity > b.similarity : a.id < b.id;
-                    });
+  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(wanted), out.end(), ranks_before);
   out.resize(wanted);
   return out;
 }

@@ -160,10 +160,7 @@ std::vector<Neighbour> NearestWords::nearest(const float* vector, Index length, 
   for (std::size_t i = 0; i < count_; ++i)
     if (approx[i] != -INFINITY && approx[i] >= threshold)
       out.push_back({static_cast<Index>(i), static_cast<float>(exact_similarity(vector, q_norm, i))});
-  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(wanted), out.end(),
-                    [](const Neighbour& a, const Neighbour& b) {
-                      return a.similarity != b.similarity ? a.similarity > b.similarity : a.id < b.id;
-                    });
+  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(wanted), out.end(), ranks_before);
   out.resize(wanted);
   return out;
 }

@@ -16,6 +16,12 @@ struct Neighbour {
   float similarity;  // cosine similarity with the query, in [-1, 1]; 0 for a word whose vector is zero
 };
 
+// The order nearest lists are given in: higher similarity first; equal similarities (as the floats
+// returned, so a tie is what the caller sees) to the lower id, the more frequent word.
+inline bool ranks_before(const Neighbour& a, const Neighbour& b) {
+  return a.similarity != b.similarity ? a.similarity > b.similarity : a.id < b.id;
+}
+
 // A cosine-similarity index over a WordVectors table, built once per table (it copies what it needs,
 // so the table may go away). Cosine does not depend on a word's quantisation scale (a de-quantised
 // row, scale × value rounded to float, stays proportional to its int8 values within 2⁻²⁴), so the
