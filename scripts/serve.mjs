@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// A tiny static file server for the built site (build/site), bound to 127.0.0.1.
+// A tiny static file server for the built site (build/site), bound to 127.0.0.1. Like a static host
+// (GitHub Pages, Netlify…) it sends a file gzip-compressed to a client that accepts it, so what a page
+// downloads here (and what bench/browser.mjs's emulated link measures) is what a reader's would be.
 //
 //   node scripts/serve.mjs [DIR] [PORT]      PORT also from env PORT; default 8080, 0 = any free port
 //
 // Import startServer(root, port) from tests: it resolves to { server, url } once listening.
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import { extname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +27,19 @@ const MIME = {
   '.wasm': 'application/wasm',
   '.bin': 'application/octet-stream',
 };
+
+// Already compressed: gzip would only cost time.
+const COMPRESSED = new Set(['.png', '.ico', '.gz']);
+const gzipped = new Map(); // file → { etag, body }: each version of a file compressed once
+
+/** The gzip bytes of `file` at version `etag`. */
+async function gzipOf(file, etag) {
+  const cached = gzipped.get(file);
+  if (cached?.etag === etag) return cached.body;
+  const body = gzipSync(await readFile(file), { level: 6 }); // a static host's usual level
+  gzipped.set(file, { etag, body });
+  return body;
+}
 
 function send(res, status, text) {
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
@@ -69,11 +85,14 @@ export function startServer(root = 'build/site', port = 8080) {
       res.writeHead(304, headers);
       return res.end();
     }
-    res.writeHead(200, {
-      ...headers,
-      'Content-Type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream',
-      'Content-Length': info.size,
-    });
+    const ext = extname(file).toLowerCase();
+    const type = { ...headers, 'Content-Type': MIME[ext] ?? 'application/octet-stream', Vary: 'Accept-Encoding' };
+    if (/\bgzip\b/.test(req.headers['accept-encoding'] ?? '') && !COMPRESSED.has(ext)) {
+      const body = await gzipOf(file, etag);
+      res.writeHead(200, { ...type, 'Content-Encoding': 'gzip', 'Content-Length': body.length });
+      return res.end(req.method === 'HEAD' ? undefined : body);
+    }
+    res.writeHead(200, { ...type, 'Content-Length': info.size });
     if (req.method === 'HEAD') return res.end();
     createReadStream(file)
       .on('error', () => res.destroy())

@@ -6,6 +6,7 @@ import { mkdtemp, mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { startServer } from '../../scripts/serve.mjs';
 
 let dir, server, url;
@@ -66,4 +67,26 @@ test('refuses paths outside the root, missing files and other methods', async ()
   const head = await get('/index.html', { method: 'HEAD' });
   assert.equal(head.status, 200);
   assert.equal(head.body, '');
+});
+
+test('a client that accepts gzip gets the file compressed, as from a static host; others get it as is', async () => {
+  const text = 'attention '.repeat(500);
+  await writeFile(join(dir, 'site', 'page.js'), text);
+  const plain = await get('/page.js');
+  assert.equal(plain.headers['content-encoding'], undefined);
+  assert.equal(plain.body, text);
+  const packed = await new Promise((resolve, reject) => {
+    const req = request(new URL('/page.js', url), { headers: { 'Accept-Encoding': 'gzip, deflate, br' } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(packed.headers['content-encoding'], 'gzip');
+  assert.equal(packed.headers.vary, 'Accept-Encoding');
+  assert.equal(Number(packed.headers['content-length']), packed.body.length);
+  assert.ok(packed.body.length < text.length / 10, `${packed.body.length} bytes`);
+  assert.equal(gunzipSync(packed.body).toString(), text);
 });
