@@ -121,10 +121,11 @@ try {
   }
   await warmContext.close();
   await revisitContext.close();
-  // A reader on that link who types a sentence of their own, with words outside the first chunk, as soon
+  // A reader on that link who pastes a sentence of their own, with words outside the first chunk, as soon
   // as the first figure is drawn: how long until it draws, and how many bytes the page had received by
-  // then (CDP's encodedDataLength, every response), with the word-vector shards and without them (then it
-  // waits for vectors.bin), alternated. vectors.bin keeps streaming in both.
+  // then (CDP's encodedDataLength of every response: gzip, as scripts/serve.mjs sends it), with the
+  // word-vector shards and without them (refused, so the page falls back to the whole vectors.bin),
+  // alternated.
   out.custom = [];
   for (let i = 0; i < (smoke ? 1 : 5); i++) {
     for (const shards of [true, false]) {
@@ -151,7 +152,7 @@ try {
       const row = { shards, first_ms: first.cell_ms, live_ms: live.ms, received_bytes: received, vectors_bin_done: live.whole };
       out.custom.push(row);
       process.stderr.write(
-        `  chromium   link, own sentence ${shards ? 'with shards   ' : 'without shards'}: drawn ${live.ms.toFixed(0)} ms after typing (first figure at ${first.cell_ms?.toFixed(0)} ms), ${(received / 1024).toFixed(0)} KiB received by then${live.whole ? ' (vectors.bin done)' : ''}\n`,
+        `  chromium   link, own sentence ${shards ? 'with shards   ' : 'without shards'}: drawn ${live.ms.toFixed(0)} ms after pasting (first figure at ${first.cell_ms?.toFixed(0)} ms), ${(received / 1024).toFixed(0)} KiB gzip received by then${live.whole ? ' (vectors.bin included)' : ''}\n`,
       );
       await context.close();
     }

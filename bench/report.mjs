@@ -336,9 +336,29 @@ if (b) {
       (b.first_heatmap_revisit_ms != null
         ? `; ${b.first_heatmap_revisit_ms.toFixed(0)} ms (frame ${b.first_heatmap_revisit_frame_ms.toFixed(0)} ms) on a revisit, HTTP cache on, files revalidated (${count('revisit')})`
         : '') +
+      (b.first_heatmap_link_ms != null
+        ? `; ${b.first_heatmap_link_ms.toFixed(0)} ms (frame ${b.first_heatmap_link_frame_ms.toFixed(0)} ms) on an emulated 10 Mbit/s, 40 ms link, cold (${count('link')})`
+        : '') +
       '.',
     '',
   );
+  // A reader's own sentence on that link, pasted at the first figure: with the word-vector shards, and
+  // with them refused (the page then fetches the whole table).
+  if (b.custom?.length) {
+    const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor((xs.length - 1) / 2)];
+    table(
+      ['own sentence on the link', 'drawn after pasting', 'gzip received by then', 'rounds'],
+      [true, false].map((shards) => {
+        const rows = b.custom.filter((c) => c.shards === shards);
+        return [
+          shards ? 'first chunk + shards' : 'whole table (shards refused)',
+          `${med(rows.map((c) => c.live_ms)).toFixed(0)} ms`,
+          `${(med(rows.map((c) => c.received_bytes)) / 1024).toFixed(0)} KiB`,
+          rows.length,
+        ];
+      }),
+    );
+  }
   table(
     ['keystroke at T', 'recompute + redraw (sync, to layout)', 'to next frame', 'cells drawn', 'page says'],
     b.keystrokes.map((k) => [k.T, `${k.sync_ms.toFixed(1)} ms`, `${k.frame_ms.toFixed(1)} ms`, k.cells, k.message || '']),
