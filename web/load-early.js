@@ -1,5 +1,6 @@
 // Starts the loads the first heatmap waits for as soon as index.html's head is parsed: compiling the
-// attention core (attention_wasm.wasm) and reading the word vectors (vectors.bin), and, when the URL
+// attention core (attention_wasm.wasm) and reading the word vectors' first chunk (vectors-first.bin; the
+// whole table, vectors.bin, is fetched only when a view needs it: lib/store.js), and, when the URL
 // asks for the trained model (source=model), its module and its weights too. They then overlap the
 // page's first layout and app.js's download instead of following app.js. lib/core.js takes each one
 // over from window.attentionEarly when it names the same file, and loads the file itself when it is
@@ -31,7 +32,6 @@
   // The word vectors serve the figure and, below it, the walkthrough (even when the figure shows the model).
   compile('attention_wasm.wasm');
   read('vectors-first.bin'); // the frequent words: the first figure draws from these
-  read('vectors.bin');
   var source = new URLSearchParams(location.search).get('source');
   if (source === 'model' || source === 'decoder' || source === 'encoder') {
     compile('attention_model_wasm.wasm');

@@ -89,6 +89,29 @@ test('the comparison in node: the second sentence, the nearest words before and 
   assert.match(lib.compareLine(c), /“check” is not in the second sentence/);
 });
 
+test('before the whole table is here the lists say they are loading, then (if it failed) why, and the story waits', () => {
+  const lib = nodeCompare();
+  // The first chunk and the whole table give the same rows, so the whole table can stand in for it here.
+  const partial = { core, vectors, vectorsPartial: true, vectorsShards: new Set(), imported: null, edits: null, editsVersion: 0 };
+  const state = apply(DEFAULTS, { sentence: TRAIN, sentence2: BUS, view: 'compare', word: 4 });
+  const waiting = lib.compareOf(state, partial, compute(state, partial));
+  assert.equal(waiting.ok, true);
+  assert.equal(waiting.waiting, true);
+  for (const lists of [waiting.before, waiting.after])
+    for (const list of lists) assert.deepEqual(list, { words: [], note: 'loading the whole word-vector table…' });
+  assert.equal(lib.compareLine(waiting), '');
+  // A failure is said, even though the sentence's own numbers (and so its result) did not change.
+  const failed = { ...partial, vectorsError: new Error('vectors.bin: HTTP 404 Not Found') };
+  const c = lib.compareOf(state, failed, compute(state, failed), waiting);
+  assert.match(c.before[0].note, /could not load \(vectors\.bin: HTTP 404/);
+  // The whole table: the lists, no longer waiting.
+  const whole = { ...partial, vectorsPartial: false };
+  const done = lib.compareOf(state, whole, compute(state, whole), c);
+  assert.equal(done.waiting, undefined);
+  assert.equal(done.before[0].words.length, 5);
+  assert.match(lib.compareLine(done), /the nearest words to “station” move toward/);
+});
+
 test('with a trained model: its input and the chosen layer’s output at the word, through its own embedding', async () => {
   const lib = nodeCompare();
   for (const [kind, file] of [

@@ -1,7 +1,7 @@
 // The word vectors' first chunk (build/site/vectors-first.bin, made by scripts/build-site.mjs): the
 // most frequent words and the example sentences' words, with the same bytes as the whole table; the
-// page draws its first figure from it before vectors.bin has arrived, and a sentence with a word
-// outside it waits for the whole table instead of showing other numbers.
+// page draws its first figure from it without vectors.bin, a sentence with a word outside it fetches
+// only the shards of its words, and the whole table is fetched only for a text that spans too many.
 // Build first: bash scripts/build.sh. Run: node --test tests/web/
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,15 +38,16 @@ test('the first chunk: the 2,000 most frequent words and the examples’ words, 
     );
     assert.deepEqual(Array.from(a.X.data), Array.from(b.X.data), text);
   }
-  // A rarer word is not in it (so the page must wait for the whole table).
+  // A rarer word is not in it (so the page must fetch its shard).
   assert.equal(first.embed('zebra').tokens[0].lookup, 'unknown');
   assert.equal(vectors.embed('zebra').tokens[0].lookup, 'known');
 });
 
-test('the first figure draws from the first chunk; a word outside it fetches only its shards and draws before vectors.bin', async () => {
+test('the first figure draws from the first chunk; a word outside it fetches only its shards; vectors.bin only for a text of many shards', async () => {
   let release;
   const held = new Promise((r) => (release = r));
   const shardsFetched = [];
+  let wholeAsked = 0;
   const { page, problems } = await openWatched(browser, url, {
     viewport: { width: 1280, height: 900 },
     before: (page) => {
@@ -55,6 +56,7 @@ test('the first figure draws from the first chunk; a word outside it fetches onl
         if (m) shardsFetched.push(Number(m[1]));
       });
       return page.route('**/vectors.bin', async (route) => {
+        wholeAsked++;
         await held; // the whole table arrives only when the test says so
         await route.continue();
       });
@@ -85,21 +87,27 @@ test('the first figure draws from the first chunk; a word outside it fetches onl
       [...needed].sort((a, b) => a - b),
     );
     assert.ok(needed.size <= 12, `${needed.size} shards`);
-    assert.equal(
-      await page.evaluate(() => performance.getEntriesByName(new URL('vectors.bin', location.href).href).length),
-      0,
-      'vectors.bin not yet here',
-    );
+    // Typing more sentences of such words never asks for the whole table.
+    await page.fill('#sentence', 'a zebra grazed in the savanna at dusk');
+    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 8, null, { timeout: 20_000 });
+    assert.equal(wholeAsked, 0, 'vectors.bin not asked for');
     // A text whose rarer words would need most of the shards waits for the whole table instead.
     const rare = vectorsLayout(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))))
       .words.slice(15000)
       .filter((w) => /^[a-z]+$/.test(w))
       .slice(0, 80);
     await page.fill('#sentence', rare.join(' '));
-    await page.waitForFunction(() => document.getElementById('loading') && !document.getElementById('loading').hidden);
-    await page.waitForTimeout(500);
-    assert.ok(new Set(shardsFetched).size <= 32, `${new Set(shardsFetched).size} shards fetched`);
-    assert.equal(await page.locator('#heatmap canvas.cells').count(), 0);
+    await page.waitForFunction(
+      () =>
+        document.querySelector('[aria-busy="true"]') &&
+        /^Loading the word vectors of “\w+”, “\w+”, “\w+” and more…$/.test(document.getElementById('loading').textContent),
+    );
+    const shardsBefore = new Set(shardsFetched).size;
+    await page.waitForTimeout(500); // past the pause after typing: the last word's shards are not fetched either
+    assert.equal(new Set(shardsFetched).size, shardsBefore, 'no shard fetched for it');
+    assert.equal(wholeAsked, 1, 'vectors.bin asked for once');
+    // Meanwhile the last figure stays, under that message, rather than a blank.
+    assert.equal(await page.evaluate(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T), 8);
     // The whole table then takes over: the same numbers.
     release();
     await page.waitForFunction(() => performance.getEntriesByName(new URL('vectors.bin', location.href).href).length === 1, null, {
@@ -148,5 +156,48 @@ test('the shards partition the whole table, each row with its very bytes; a shar
     assert.deepEqual(Array.from(merged.embed('the zebra').X.data), Array.from(vectors.embed('the zebra').X.data));
   } finally {
     merged.delete();
+  }
+});
+
+test('typing rare words fetches their shards as each word is finished, not those of every prefix on the way', async () => {
+  const text = 'a zebra grazed near the savanna';
+  const shardsFetched = new Set();
+  const { page, problems } = await openWatched(browser, url, {
+    viewport: { width: 1280, height: 900 },
+    before: (page) =>
+      page.on('request', (r) => {
+        const m = r.url().match(/vectors-shards\/(\d+)\.bin$/);
+        if (m) shardsFetched.add(Number(m[1]));
+      }),
+  });
+  try {
+    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+    await page.fill('#sentence', '');
+    await page.locator('#sentence').pressSequentially(text, { delay: 30 });
+    await page.waitForFunction(
+      () => !document.querySelector('[aria-busy="true"]') && document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 6,
+      null,
+      { timeout: 20_000 },
+    );
+    const expected = vectors.embed(text, 64);
+    assertWeights((await figureState(page, null)).map, core.parameterFree(expected.X, Math.sqrt(vectors.dim)).weights, 'typed');
+    // The shards of the finished words, and the shards only some prefix on the way would have needed.
+    const shardsOf = (t) => [t.text, ...core.stemCandidates(t.text)].map(shardOf);
+    const needed = new Set(first.embed(text).tokens.flatMap((t) => (t.lookup === 'known' ? [] : shardsOf(t))));
+    const prefixesOnly = new Set();
+    for (let n = 1; n < text.length; n++)
+      for (const t of first.embed(text.slice(0, n)).tokens)
+        if (t.lookup !== 'known') for (const id of shardsOf(t)) if (!needed.has(id)) prefixesOnly.add(id);
+    for (const id of needed) assert.ok(shardsFetched.has(id), `shard ${id} fetched`);
+    const wasted = [...prefixesOnly].filter((id) => shardsFetched.has(id));
+    // A keystroke that stalls past the pause (a busy machine) may fetch one prefix's shards; every prefix would be many.
+    assert.ok(prefixesOnly.size >= 10, `${prefixesOnly.size} shards needed by prefixes alone`);
+    assert.ok(wasted.length <= 3, `shards of prefixes fetched: ${wasted.length} of ${prefixesOnly.size}`);
+    console.log(
+      `# typed “${text}”: ${shardsFetched.size} shards fetched (${needed.size} needed, ${wasted.length} of ${prefixesOnly.size} prefix-only)`,
+    );
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
   }
 });

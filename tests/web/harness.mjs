@@ -283,12 +283,12 @@ export async function figureState(page, host) {
   return { message: message.text, messageKind: message.kind, map: maps[0] ?? null };
 }
 
-/** Waits for the figure to settle after an input: a message shown, or a drawn heatmap. */
+/** Waits for the figure to settle after an input: nothing on its way (aria-busy), and a message shown or a drawn heatmap. */
 export async function settled(page, host) {
   await page.waitForFunction(
     (host) => {
       const scope = host ? document.querySelector(host)?.shadowRoot : document;
-      if (!scope) return false;
+      if (!scope || scope.querySelector('[aria-busy="true"]')) return false;
       const message = scope.getElementById('message');
       return (message && !message.hidden && message.textContent.trim()) || scope.querySelector('#heatmap canvas.cells')?.attentionWeights;
     },

@@ -581,9 +581,10 @@ test("a model link starts the model's module, glue and weights early (load-early
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
     assert.deepEqual(await page.evaluate(() => Object.keys(window.attentionEarly)), [], 'every early load was taken over');
     const files = requests.map((r) => new URL(r).pathname.split('/').pop());
-    for (const file of ['attention_model_wasm.wasm', 'attention_model_wasm.js', 'model.bin', 'attention_wasm.wasm', 'vectors.bin']) {
+    for (const file of ['attention_model_wasm.wasm', 'attention_model_wasm.js', 'model.bin', 'attention_wasm.wasm', 'vectors-first.bin']) {
       assert.equal(files.filter((r) => r === file).length, 1, `${file}: ${files.join(' ')}`);
     }
+    assert.equal(files.filter((r) => r === 'vectors.bin').length, 0, `the whole word-vector table is not needed: ${files.join(' ')}`);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

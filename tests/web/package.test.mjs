@@ -178,7 +178,6 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
       'favicon.svg',
       'model.bin',
       'vectors-first.bin',
-      'vectors.bin',
     ]);
   } finally {
     await browser.close();

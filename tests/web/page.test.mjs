@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assertColours, assertLabels, assertWeights, figureState, openWatched, root, startSession } from './harness.mjs';
+import { assertColours, assertLabels, assertWeights, figureState, openWatched, root, settled, startSession } from './harness.mjs';
 
 const DEFAULT = ['the', 'train', 'left', 'the', 'station', 'on', 'time'];
 const TOLERANCE = 1e-6;
@@ -35,6 +35,7 @@ async function open(viewport = { width: 1280, height: 900 }) {
  * cell's pixel colour), the row and column labels (markers stripped), and the message.
  */
 async function grid(page) {
+  await settled(page);
   const { map, message } = await figureState(page, null);
   const strip = (l) => l.text.replace(/[?*]$/, '');
   return { map, message, cells: map?.cells ?? [], rows: map?.rowLabels.map(strip) ?? [], cols: map?.colLabels.map(strip) ?? [] };
@@ -118,7 +119,11 @@ test('default page shows the 7×7 heatmap of the default sentence, without error
       assert.ok(Math.abs(sum - 1) < 1e-5, `row ${r} sums to ${sum}`);
     }
     assert.ok(new Set(shown.cells.map((c) => c.weight)).size > 7, 'weights vary');
-    assert.match(await page.textContent('#status'), new RegExp(`${vectors.size.toLocaleString('en-US')} words, ${vectors.dim} dimensions`));
+    // The first chunk draws it: the status says how much of the table is here, and that the rest comes when needed.
+    assert.match(
+      await page.textContent('#status'),
+      new RegExp(`^Word vectors: 2,0\\d\\d words loaded .*the rest when a view needs them.*, ${vectors.dim} dimensions`),
+    );
     assert.equal(await page.locator('#legend svg.legend').count(), 1);
     assert.deepEqual(problems, []);
   } finally {
@@ -347,47 +352,61 @@ test('a vectors file that fails to load gives a readable message', async () => {
   }
 });
 
-test('when only the whole table fails, the first chunk still draws its words and the page says what is missing', async () => {
+test('when the shards and the whole table fail, the first chunk still draws its words and the page says what is missing', async () => {
   const page = await browser.newPage();
   const pageErrors = [];
   page.on('pageerror', (e) => pageErrors.push(e.message));
   try {
+    await page.route('**/vectors-shards/**', (route) => route.fulfill({ status: 404, body: 'Not found' }));
     await page.route('**/vectors.bin', (route) => route.fulfill({ status: 404, body: 'Not found' }));
     await page.goto(url);
     await drawn(page);
-    const message = page.locator('#message');
-    await message.waitFor({ state: 'visible', timeout: 20_000 });
-    assert.match(await message.textContent(), /Could not load the whole word-vector table \(.*vectors\.bin: HTTP 404.*first chunk/);
     // The default sentence's numbers are the whole table's: the chunk holds the very same bytes.
     assertMatchesWasm(await grid(page), DEFAULT.join(' '));
-    // A rare word is not in the chunk: a readable error, nothing stale drawn.
+    // A rare word is not in the chunk, its shard fails and then the whole table: a readable error,
+    // nothing stale drawn.
+    const message = page.locator('#message');
     await page.fill('#sentence', 'the photosynthesis left the station');
-    await page.waitForFunction(() => document.querySelector('#message')?.textContent.includes('photosynthesis'));
-    assert.match(await message.textContent(), /“photosynthesis” is not in the word vectors' first chunk .*could not load/);
+    await settled(page);
+    assert.match(
+      await message.textContent(),
+      /“photosynthesis” is not in the word vectors' first chunk .*could not load \(.*vectors\.bin: HTTP 404/,
+    );
     assert.equal(await page.locator('#heatmap canvas').count(), 0);
+    // The chunk's words still draw, under a note of what is missing.
+    await page.fill('#sentence', 'the train left the station');
+    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 5, null, { timeout: 20_000 });
+    assert.match(await message.textContent(), /Could not load the whole word-vector table \(.*vectors\.bin: HTTP 404.*first chunk/);
     assert.deepEqual(pageErrors, []);
   } finally {
     await page.close();
   }
 });
 
-test('the core and the word vectors are fetched once: app.js takes over what load-early.js started', async () => {
+test('the core and the first chunk are fetched once (app.js takes over what load-early.js started); vectors.bin only for the compare view', async () => {
   const { page, problems } = await openWatched(browser, url);
+  const fetched = () => page.evaluate(() => performance.getEntriesByType('resource').map((r) => r.name.split('/').pop()));
   try {
     await drawn(page);
-    // The first figure may draw from the vectors' first chunk before the whole table has arrived.
-    await page.waitForFunction(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/vectors.bin')), null, {
-      timeout: 30_000,
-    });
-    const state = await page.evaluate(() => ({
-      left: Object.keys(window.attentionEarly ?? { missing: true }),
-      fetched: performance.getEntriesByType('resource').map((r) => r.name.split('/').pop()),
-    }));
+    // The rest of the lesson (walkthrough, by-hand sheet) is built too: none of it needs the whole table.
+    await page.waitForFunction(() => document.documentElement.classList.contains('explainer-ready'), null, { timeout: 20_000 });
+    const left = await page.evaluate(() => Object.keys(window.attentionEarly ?? { missing: true }));
     // Both early loads were taken over (core.js deletes what it takes), and nothing was fetched twice.
-    assert.deepEqual(state.left, []);
-    assert.equal(state.fetched.filter((n) => n === 'attention_wasm.wasm').length, 1, state.fetched.join(', '));
-    assert.equal(state.fetched.filter((n) => n === 'vectors.bin').length, 1, state.fetched.join(', '));
+    assert.deepEqual(left, []);
+    let names = await fetched();
+    assert.equal(names.filter((n) => n === 'attention_wasm.wasm').length, 1, names.join(', '));
+    assert.equal(names.filter((n) => n === 'vectors-first.bin').length, 1, names.join(', '));
+    assert.equal(names.filter((n) => n === 'vectors.bin').length, 0, names.join(', '));
     assertMatchesWasm(await grid(page), DEFAULT.join(' '));
+    // The compare view's nearest words search every word: it brings the whole table, once.
+    await page.evaluate(() => window.attentionStore.set({ view: 'compare', sentence2: 'the bus left the station on time' }));
+    await page.waitForFunction(() => document.querySelector('#figure .neighbour'), null, { timeout: 30_000 });
+    names = await fetched();
+    assert.equal(names.filter((n) => n === 'vectors.bin').length, 1, names.join(', '));
+    assert.match(
+      await page.textContent('#status'),
+      new RegExp(`^Vocabulary: ${vectors.size.toLocaleString('en-US')} words, ${vectors.dim} dimensions`),
+    );
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -405,7 +424,7 @@ test('when the early loads fail, the page loads the core and the word vectors it
           contentType: 'text/javascript',
           body: `window.attentionEarly = {
         'attention_wasm.wasm': { url: new URL('attention_wasm.wasm', document.baseURI).href, result: Promise.reject(new Error('no compile')) },
-        'vectors.bin': { url: new URL('vectors.bin', document.baseURI).href, result: Promise.reject(new Error('no fetch')) },
+        'vectors-first.bin': { url: new URL('vectors-first.bin', document.baseURI).href, result: Promise.reject(new Error('no fetch')) },
       };
       for (const early of Object.values(window.attentionEarly)) early.result.catch(() => {});`,
         }),

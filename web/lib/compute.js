@@ -22,7 +22,8 @@
 //   storyWord  the query whose strongest link to another word is strongest: the word the caption,
 //              and the selected-word views, talk about until the reader picks one
 // Otherwise { ok: false, kind: 'loading' | 'empty' | 'error' | 'cells', message, cells?, shards? (loading:
-// the word-vector shards the sentence's words need, which the store fetches) }.
+// the word-vector shards the sentence's words need, which the store fetches), typing? (those of them only
+// the last word needs while it may still be being typed: the text ends inside it) }.
 import { AttentionError } from './loader.js';
 import { badCells, numericMatrix, parseCell } from './cells.js';
 import { labelOf } from './format.js';
@@ -198,14 +199,34 @@ function termsOf(core, result) {
 }
 
 // ---- word vectors and seed 003 ----------------------------------------------------------------------
-/** The shards (vectors-format.js) not in `loaded` that a table needs to look the tokens up as the whole one does. */
-function missingShards(core, tokens, loaded = new Set()) {
+/** The shards (vectors-format.js) a table needs to look token t up as the whole one does: its word's and its stems'. */
+const shardsOf = (core, t) => [t.text, ...core.stemCandidates(t.text)].map(shardOf);
+
+/** The shards not in `loaded` that the tokens need (none for a token the table has: the whole one has the same bytes). */
+function missingShards(core, tokens, loaded) {
   const wanted = new Set();
-  for (const t of tokens) {
-    if (t.lookup === 'known') continue; // in this table, so in the whole one, with the same bytes
-    for (const word of [t.text, ...core.stemCandidates(t.text)]) if (!loaded.has(shardOf(word))) wanted.add(shardOf(word));
-  }
+  for (const t of tokens) if (t.lookup !== 'known') for (const id of shardsOf(core, t)) if (!loaded.has(id)) wanted.add(id);
   return [...wanted];
+}
+
+/**
+ * A result that waits for word-vector shards: which ones, and which of them only the last word needs
+ * while the text ends inside it (a reader typing "zebra" would otherwise fetch the shards of "z",
+ * "ze", "zeb"… on the way; the store fetches those after a pause in typing).
+ */
+function waitForShards(core, tokens, sentence, loaded) {
+  const shards = missingShards(core, tokens, loaded);
+  const unfinished = /[\p{L}\p{N}]$/u.test(sentence);
+  const before = new Set(unfinished ? missingShards(core, tokens.slice(0, -1), loaded) : shards);
+  const waiting = tokens.filter((t) => missingShards(core, [t], loaded).length);
+  const names = waiting.slice(0, 3).map((t) => `“${t.text}”`);
+  return {
+    ok: false,
+    kind: 'loading',
+    message: `Loading the word vector${waiting.length > 1 ? 's' : ''} of ${names.join(', ')}${waiting.length > 3 ? ' and more' : ''}…`,
+    shards,
+    typing: shards.filter((id) => !before.has(id)),
+  };
 }
 
 function vectorResult(state, sources, key) {
@@ -224,10 +245,12 @@ function vectorResult(state, sources, key) {
     // in the whole table, or not there at all) is looked up exactly as the whole table would once the
     // shards of the word and of every stem the core would try are here (the store fetches the ones this
     // result asks for); until then it shows nothing rather than other numbers.
-    const shards = sources.vectorsPartial ? missingShards(core, tokens, sources.vectorsShards) : [];
+    const loaded = sources.vectorsShards ?? new Set();
+    const shards = sources.vectorsPartial ? missingShards(core, tokens, loaded) : [];
     const missing = shards.length ? tokens.find((t) => t.lookup !== 'known') : null;
     if (missing) {
-      if (!sources.vectorsError) return { ok: false, kind: 'loading', message: 'Loading the word vectors…', shards };
+      // A text cut at MAX_TOKENS does not end in its last drawn word.
+      if (!sources.vectorsError) return waitForShards(core, tokens, all === null ? state.sentence : '', loaded);
       // The whole table failed: the words the first chunk has still draw, this one cannot.
       return {
         ok: false,

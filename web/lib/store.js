@@ -11,10 +11,12 @@ import { DEFAULTS, apply, isTrained } from './state.js';
 // A change redraws at once, unless more tokens than this are drawn: then it waits for the next frame,
 // so fast typing or a dragged slider on a long input coalesces into one redraw per frame.
 const DEFER_TOKENS = 128;
-// The most word-vector shards (of 128) fetched for sentences before the whole table is here: a text that
-// needs more (a pasted page of rare words) waits for the table, which is on its way anyway, rather than
-// fetch most of it twice.
+// The most word-vector shards (of 128, ≈ 9 KiB gzip each) one change fetches: a text that needs more at
+// once (a pasted page of rare words) fetches the whole table (≈ 1.1 MB) in one request instead.
 const MAX_SHARDS = 32;
+// How long typing must pause before the shards of the word being typed are fetched (ms): a reader typing
+// a rare word fetches its shards once, not those of each prefix on the way.
+const TYPING_PAUSE_MS = 250;
 
 export class Store {
   /** options: { preloadVectors (load the word vectors even when the model is shown) } */
@@ -36,7 +38,8 @@ export class Store {
     this.parts = []; // more computations from the same sources (derive())
     this.result = null; // the latest Result (ok or not)
     this.compare = null; // with the compare view: the second sentence and the comparison (compare.js)
-    this.good = null; // the latest Result that was ok: views keep showing it under a 'cells' problem
+    this.good = null; // the latest Result that was ok: views keep showing it under a 'cells' problem, or while a word's vector loads
+    this.typedAt = -Infinity; // when a keystroke last changed the sentence (performance.now())
     this.listeners = new Set();
     this.started = false;
     this.frame = 0;
@@ -48,10 +51,14 @@ export class Store {
     return () => this.listeners.delete(listener);
   }
 
-  /** Applies changes (see state.apply) and recomputes. defer: let a long input wait for the next frame. */
-  set(changes, { defer = false } = {}) {
+  /**
+   * Applies changes (see state.apply) and recomputes. defer: let a long input wait for the next frame.
+   * typing: a keystroke changed the sentence (its last word may be unfinished: #askShards).
+   */
+  set(changes, { defer = false, typing = false } = {}) {
     const before = this.state;
     this.state = apply(this.state, changes);
+    if (this.state.sentence !== before.sentence) this.typedAt = typing ? performance.now() : -Infinity;
     // Picking a trained model again retries a load that failed.
     if (isTrained(this.state.source) && this.state.source !== before.source) this.sources.trainedError[this.state.source] = null;
     if (defer && (this.good?.T ?? 0) > DEFER_TOKENS) return this.#schedule();
@@ -107,9 +114,9 @@ export class Store {
     this.#load();
     const started = performance.now();
     this.result = compute(this.state, this.sources, this.good);
-    if (this.result.shards?.length) this.#loadShards(this.result.shards);
+    if (this.result.shards?.length) this.#askShards(this.result);
     if (this.result.ok) this.good = this.result;
-    else if (this.result.kind !== 'cells') this.good = null;
+    else if (!this.#keepsGood(this.result)) this.good = null;
     // The compare view's second sentence and comparison, once its module is here (compare/).
     const comparing = this.state.view === 'compare' && !this.sources.imported;
     this.compare = comparing && this.compareLib ? this.compareLib.compareOf(this.state, this.sources, this.shown, this.compare) : null;
@@ -119,19 +126,42 @@ export class Store {
     this.timing.total = performance.now() - started;
   }
 
-  /** The result views draw: the latest, or under a bad edited cell the last good one. */
+  /** The result views draw: the latest, or under a bad edited cell (or while a word's vector loads) the last good one. */
   get shown() {
-    return this.result?.ok ? this.result : this.result?.kind === 'cells' ? this.good : null;
+    return this.result?.ok ? this.result : this.result && this.#keepsGood(this.result) ? this.good : null;
   }
 
   /**
-   * The first chunk with every shard asked for so far, as one table in place of the one drawn from, while
-   * the whole table is on its way (the sentence's words then draw before it arrives). A failed fetch is
-   * forgotten, so the next change asks again.
+   * Whether views keep the last good figure under this result: a bad edited cell (the message says which),
+   * or a word-vector shard on its way (a moment, said in the message) when the last figure is of word
+   * vectors too — rather than blank the figure at every keystroke of a rarer word.
+   */
+  #keepsGood(result) {
+    return result.kind === 'cells' || (result.kind === 'loading' && Boolean(result.shards) && this.good?.kind === 'vectors');
+  }
+
+  /** Fetches the shards a result waits for: at once, but those of a word still being typed after a pause in typing. */
+  #askShards(result) {
+    const typing = new Set(result.typing);
+    const now = result.shards.filter((id) => !typing.has(id));
+    if (now.length) this.#loadShards(now);
+    if (!typing.size) return;
+    const wait = this.typedAt + TYPING_PAUSE_MS - performance.now();
+    if (wait <= 0) return this.#loadShards([...typing]);
+    // Recompute then: the text may have changed meanwhile, and its result asks again.
+    clearTimeout(this.typingTimer);
+    this.typingTimer = setTimeout(() => this.update(), wait);
+  }
+
+  /**
+   * The first chunk with every shard asked for so far, as one table in place of the one drawn from (the
+   * sentence's words then draw without the whole table). A change that needs more than MAX_SHARDS new
+   * ones, or a shard that cannot be fetched, asks for the whole table instead.
    */
   #loadShards(ids) {
     const fresh = ids.filter((id) => !this.shardsWanted.has(id));
-    if (!fresh.length || this.shardsWanted.size + fresh.length > MAX_SHARDS) return;
+    if (!fresh.length || this.vectorsLoading) return; // the whole table is on its way: it has them all
+    if (fresh.length > MAX_SHARDS) return this.#loadWhole();
     for (const id of fresh) this.shardsWanted.add(id);
     const wanted = [...this.shardsWanted];
     const s = this.sources;
@@ -147,46 +177,42 @@ export class Store {
       },
       () => {
         for (const id of fresh) this.shardsWanted.delete(id);
+        this.#loadWhole();
       },
     );
   }
 
+  /**
+   * Whether the state needs the whole word-vector table rather than the first chunk and some shards:
+   * the compare view's nearest words search every word of the vocabulary.
+   */
+  #needsWholeTable(trained) {
+    return this.state.view === 'compare' && !trained && !this.sources.imported;
+  }
+
+  /**
+   * The word vectors. The first chunk (the frequent words) comes first and draws most sentences; a word
+   * outside it brings its shards (#loadShards). The whole table (≈ 1.1 MB) is fetched only when something
+   * needs it (#needsWholeTable, a text of too many shards, a shard or the first chunk that cannot load),
+   * so a reader who never asks for it never pays for it.
+   */
   #load() {
     if (!this.started) return;
     const s = this.sources,
       trained = isTrained(this.state.source) && !s.imported ? this.state.source : null;
     const needVectors = (!trained && !s.imported) || this.options.preloadVectors;
-    if (needVectors && (!s.vectors || s.vectorsPartial) && !this.vectorsLoading && !s.vectorsError) {
-      // The first chunk of the table draws a first figure (when every word is in it) while the whole
-      // table streams; the whole table then takes its place.
-      loadFirstVectors().then(async (first) => {
-        if (!first || s.vectors) return;
+    if (needVectors && !s.vectors && !this.firstLoading) {
+      this.firstLoading = loadFirstVectors().then(async (first) => {
+        if (s.vectors) return; // the whole table came first
+        if (!first) return this.#loadWhole(); // no first chunk here: the whole table will do
         s.core ??= await loadCore();
         if (s.vectors) return;
         s.vectors = first;
         s.vectorsPartial = true;
         this.update();
       });
-      this.vectorsLoading = (async () => {
-        s.core = await loadCore();
-        const whole = await loadVectors();
-        if (s.vectorsShards) s.vectors.delete(); // a table of shards, made here: nothing else holds it
-        s.vectors = whole;
-        s.vectorsPartial = false;
-        s.vectorsShards = null;
-      })().then(
-        () => {
-          this.vectorsLoading = null;
-          this.options.onLoaded?.(s);
-          this.update();
-        },
-        (err) => {
-          this.vectorsLoading = null;
-          s.vectorsError = err;
-          this.update();
-        },
-      );
     }
+    if (needVectors && this.#needsWholeTable(trained)) this.#loadWhole();
     // The compare view's own module, on demand.
     if (this.state.view === 'compare' && !this.compareLib && !this.compareLoading && !this.compareError) {
       this.compareLoading = loadCompare().then(
@@ -217,5 +243,29 @@ export class Store {
         },
       );
     }
+  }
+
+  /** The whole word-vector table in place of the first chunk and its shards (once; a failure is kept). */
+  #loadWhole() {
+    const s = this.sources;
+    if ((s.vectors && !s.vectorsPartial) || this.vectorsLoading || s.vectorsError) return;
+    this.vectorsLoading = (async () => {
+      s.core = await loadCore();
+      const whole = await loadVectors();
+      if (s.vectorsShards) s.vectors.delete(); // a table of shards, made here: nothing else holds it
+      s.vectors = whole;
+      s.vectorsPartial = false;
+      s.vectorsShards = null;
+    })().then(
+      () => {
+        this.vectorsLoading = null;
+        this.update();
+      },
+      (err) => {
+        this.vectorsLoading = null;
+        s.vectorsError = err;
+        this.update();
+      },
+    );
   }
 }

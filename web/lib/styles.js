@@ -80,6 +80,9 @@ export const FIGURE_CSS = `
 .af .sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 
 .af .view { overflow-x: auto; padding: 0.25rem 0; }
+/* The last figure while a word's vector loads: faded (after a moment, so a quick load does not flicker). */
+.af .plot { transition: opacity 0.15s; }
+.af[aria-busy='true'] .plot { opacity: 0.4; transition-delay: 0.12s; }
 .af .view.grid { display: flex; flex-wrap: wrap; gap: 0.75rem 1.25rem; align-items: flex-start; }
 .af svg { display: block; max-width: 100%; height: auto; font-family: var(--af-font); overflow: visible; }
 .af svg text:not(.value) { fill: var(--af-fg); stroke: none; }

@@ -27,7 +27,7 @@ function nearestTo(vectors, m, i, token) {
  * a sentence without the word], difference (T × T, w1 − w2, when both have T tokens), changed (positions whose
  * words differ), meaningful (the lists mean something: the output lives in the word-vector space, no
  * projections, or a trained model's stream, read through its embedding), stages (what the two lists
- * are of: stagesOf) }, or
+ * are of: stagesOf), waiting (the nearest lists wait for the whole word-vector table) }, or
  * { ok: false, message }. previous: the last one, reused where its inputs are the same. lib: the page's
  * own compute(state, sources, previous) and wordOf(state, result).
  */
@@ -57,7 +57,7 @@ export function compareOf({ compute, wordOf }, state, sources, r1, previous = nu
   const i = wordOf(state, r1),
     text = r1.tokens[i].text,
     j = indexOf(second.tokens, text);
-  const same = previous?.ok && previous.first === r1 && previous.second === second && previous.i === i;
+  const same = previous?.ok && !previous.waiting && previous.first === r1 && previous.second === second && previous.i === i;
   const out = same
     ? previous
     : {
@@ -88,8 +88,17 @@ export function compareOf({ compute, wordOf }, state, sources, r1, previous = nu
     out.before = [near(r1, r1.model.run.input, i), inSecond(() => near(second, second.model.run.input, j))];
     out.after = [near(r1, layerOut(r1), i), inSecond(() => near(second, layerOut(second), j))];
   }
+  // The nearest words search the whole word-vector table, which the store fetches for this view: until
+  // it is here (or if it cannot load), each list says so.
+  if (!out.before && out.meaningful && r1.kind === 'vectors' && sources.vectorsPartial) {
+    const note = sources.vectorsError
+      ? `the whole word-vector table could not load (${sources.vectorsError.message})`
+      : 'loading the whole word-vector table…';
+    const waiting = [{ words: [], note }, j >= 0 ? { words: [], note } : null];
+    return { ...out, before: waiting, after: waiting, waiting: true };
+  }
   // The nearest words, where the output is a word vector (Q = K = V = X).
-  if (!out.before && out.meaningful && r1.kind === 'vectors' && !sources.vectorsPartial) {
+  if (!out.before && out.meaningful && r1.kind === 'vectors') {
     const n = sources.vectors,
       inSecond = (f) => (j >= 0 ? f() : null);
     out.before = [nearestTo(n, r1.X, i, r1.tokens[i]), inSecond(() => nearestTo(n, second.X, j, second.tokens[j]))];
@@ -132,7 +141,7 @@ export function compareLine(c) {
   if (!c?.ok) return '';
   const word = `“${c.text}”`;
   if (c.j < 0) return `${word} is not in the second sentence: pick a word both sentences have.`;
-  if (!c.after) return '';
+  if (!c.after || c.waiting) return ''; // no lists yet: nothing to tell
   const joined = (k) => {
     const before = new Set(c.before[k].words.map((n) => n.word));
     return c.after[k].words

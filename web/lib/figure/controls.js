@@ -2,7 +2,8 @@
 // paragraph), the view and the word up front; everything else (source, score, temperature, mask,
 // softmax direction, the diagonal, heads, layer and head) in a "More options" panel on the page, or
 // inline in the widget. A control the current view and source do not use is hidden, not greyed
-// (state.settingsFor says which apply). User changes go to onChange(changes, { defer }).
+// (state.settingsFor says which apply). User changes go to onChange(changes, { defer, typing }): typing
+// when a keystroke (not a paste or a drop) changed the sentence.
 import { h } from '../dom.js';
 import { count } from '../format.js';
 import { ROLLOUT, SCORES, SCORE_NAMES, SOURCES, SOURCE_NAMES, VIEWS, VIEW_NAMES, isTrained, settingsFor } from '../state.js';
@@ -24,8 +25,12 @@ const ROLLOUT_TEXT =
 
 const select = (id, values, names) => h('select', { id }, ...values.map((v) => h('option', { value: v }, names[v] ?? v)));
 
+// The input events of keystrokes: the sentence's last word may be unfinished (store.js waits for a pause
+// before fetching its vector). A paste, a drop or an autocorrection brings whole words.
+const TYPING = new Set(['insertText', 'insertCompositionText', 'deleteContentBackward', 'deleteContentForward']);
+
 export class Controls {
-  /** options: { disclose (the "More options" panel; else inline), onChange(changes, { defer }), onClearImport() } */
+  /** options: { disclose (the "More options" panel; else inline), onChange(changes, { defer, typing }), onClearImport() } */
   constructor({ disclose = false, onChange, onClearImport }) {
     const e = (this.els = {});
     this.onChange = onChange;
@@ -130,10 +135,10 @@ export class Controls {
 
   #wire(onClearImport) {
     const e = this.els,
-      go = (changes, defer = false) => this.onChange(changes, { defer });
-    e.sentence.addEventListener('input', () => {
+      go = (changes, defer = false, typing = false) => this.onChange(changes, { defer, typing });
+    e.sentence.addEventListener('input', (event) => {
       this.#grow(e.sentence);
-      go({ sentence: e.sentence.value }, true);
+      go({ sentence: e.sentence.value }, true, TYPING.has(event.inputType));
     });
     e.sentence2.addEventListener('input', () => {
       this.#grow(e.sentence2);

@@ -115,8 +115,8 @@ export class Figure {
   }
 
   /** A change from the reader: to the store (which recomputes and re-renders), then onUserChange. */
-  change(changes, { defer = false } = {}) {
-    this.store.set(changes, { defer });
+  change(changes, { defer = false, typing = false } = {}) {
+    this.store.set(changes, { defer, typing });
     this.options.onUserChange?.(this.store.state);
   }
 
@@ -158,7 +158,9 @@ export class Figure {
           : `Loading the trained ${state.source}…`;
     }
     return s.vectors
-      ? `Vocabulary: ${count(s.vectors.size)} words, ${s.vectors.dim} dimensions each.`
+      ? s.vectorsPartial
+        ? `Word vectors: ${count(s.vectors.size)} words loaded (the most frequent and this text’s; the rest when a view needs them), ${s.vectors.dim} dimensions each.`
+        : `Vocabulary: ${count(s.vectors.size)} words, ${s.vectors.dim} dimensions each.`
       : s.vectorsError
         ? 'Not loaded.'
         : s.core
@@ -171,6 +173,8 @@ export class Figure {
     const e = this.els,
       store = this.store,
       imported = store.sources.imported;
+    // Busy while something it draws from is on its way (assistive technology may wait for it, and so do tests).
+    e.figure.setAttribute('aria-busy', String(!result || result.kind === 'loading'));
     this.controls.update(state, store.shown, { allowed: this.allowed, imported, status: this.#status(state, result) });
     this.toolbar.update(this.allowed, { importMessage: this.importMessage });
     const shown = store.shown;
@@ -186,7 +190,9 @@ export class Figure {
       e.loading.textContent = loading ? this.#problem(result, state) : '';
       return;
     }
-    e.loading.hidden = true;
+    // A word's vector on its way: the last figure stays, and the quiet line says what is loading.
+    e.loading.hidden = result.kind !== 'loading';
+    e.loading.textContent = result.kind === 'loading' ? result.message : '';
     if (result.kind === 'cells') this.#message(result.message, 'error');
     else if (shown.total)
       this.#message(
