@@ -83,13 +83,9 @@ async function inChromium() {
         const ort = await import('/bench/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
         ort.env.wasm.numThreads = 1;
         ort.env.logLevel = 'error';
-        // The relaxed-SIMD check attention.js makes: a tiny module with one f32x4.relaxed_madd.
-        const relaxedOk = WebAssembly.validate(
-          new Uint8Array([
-            0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 28, 1, 26, 0, 67, 0, 0, 0, 0, 253, 19, 67, 0, 0, 0, 0, 253,
-            19, 67, 0, 0, 0, 0, 253, 19, 253, 133, 2, 11,
-          ]),
-        );
+        // The check the page and the widget make before they load the relaxed build.
+        const { relaxedSimd } = await import('/web/lib/core-file.js');
+        const relaxedOk = relaxedSimd();
         const load = async (dir, file) => {
           const { loadAttention } = await import(`/${dir}/attention.js`);
           const bytes = new Uint8Array(await (await fetch(`/${dir}/${file}`)).arrayBuffer());

@@ -237,7 +237,10 @@ if (shipped.bytes) {
   );
   const mod = shipped.bytes.filter((b) => b.file.startsWith('build/wasm/'));
   lines.push(
-    `Module = wasm + glue + wrapper: ${mod.reduce((s, b) => s + b.raw, 0)} B raw, ${mod.reduce((s, b) => s + b.gzip, 0)} B gzip.`,
+    `Module = wasm + glue + wrapper: ${mod.reduce((s, b) => s + b.raw, 0)} B raw, ${mod.reduce((s, b) => s + b.gzip, 0)} B gzip.` +
+      (shipped.bytes.some((b) => b.file.endsWith('attention_wasm_relaxed.wasm'))
+        ? " The page fetches one of build/site's two .wasm files: the relaxed-SIMD build where it validates, else the fixed one."
+        : ''),
     '',
   );
 }

@@ -132,7 +132,9 @@ extra.bytes = [
 ];
 try {
   await stat(join(root, 'build', 'site', 'app.js'));
-  extra.bytes.push(await size(join(root, 'build', 'site', 'app.js')), await size(join(root, 'build', 'site', 'attention_wasm.wasm')));
+  // The site's two builds of the core: a browser fetches one of them (web/lib/core-file.js).
+  for (const file of ['app.js', 'attention_wasm.wasm', 'attention_wasm_relaxed.wasm'])
+    extra.bytes.push(await size(join(root, 'build', 'site', file)));
 } catch {
   /* no site built */
 }

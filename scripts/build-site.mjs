@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // Builds the static page into build/site/:
 //   app.js                 web/app.js bundled by esbuild ('#attention-core' = build/wasm/attention.js, package.json "imports")
-//   attention_wasm.wasm    from the Emscripten build (build/wasm/)
+//   attention_wasm.wasm    from the Emscripten build (build/wasm/): the core with fixed SIMD
+//   attention_wasm_relaxed.wasm
+//                          the same core with relaxed-SIMD multiply-adds (same glue); a browser loads
+//                          one of the two (web/lib/core-file.js), never both
 //   vectors.bin            data/vectors.bin
 //   attention_model_wasm.js, attention_model_wasm.wasm
 //                          the larger module that also runs the trained language model (its glue
@@ -9,11 +12,12 @@
 //   model.bin              data/model.bin, the trained decoder, fetched at the same moment
 //   encoder.bin            data/encoder.bin, the trained encoder, fetched when the reader first picks it
 //   index.html, style.css  from web/
-//   load-early.js          from web/: starts compiling the core and reading the vectors before app.js runs
+//   load-early.js          web/load-early.js bundled into a classic script (it imports web/lib/core-file.js):
+//                          starts compiling the core and reading the vectors before app.js runs
 // and the embeddable widget into build/site/widget/ (a folder that is also an npm package):
 //   attention-widget.js    web/widget/attention-widget.js, self-contained (core glue included) — <attention-figure>
 //   attention.js           the compute module alone (build/wasm/attention.js + glue), self-contained too
-//   attention_wasm.wasm, vectors.bin, attention_model_wasm.js/.wasm, model.bin, encoder.bin, *.d.ts, package.json,
+//   attention_wasm.wasm, attention_wasm_relaxed.wasm, vectors.bin, attention_model_wasm.js/.wasm, model.bin, encoder.bin, *.d.ts, package.json,
 //   README.md
 //   LICENSE                the project's MIT licence (also at build/site/)
 //   WORDNET-LICENSE        data/WORDNET-LICENSE (also at build/site/): vectors.bin and the models derive from
@@ -32,6 +36,7 @@ const out = join(root, 'build', 'site');
 const wrapper = join(root, 'build', 'wasm', 'attention.js');
 const inputs = {
   entry: join(root, 'web', 'app.js'),
+  early: join(root, 'web', 'load-early.js'),
   widget: join(root, 'web', 'widget', 'attention-widget.js'),
   compare: join(root, 'web', 'lib', 'compare', 'index.js'),
   wrapper,
@@ -41,10 +46,11 @@ const inputs = {
 const copies = [
   [join(root, 'web', 'index.html'), 'index.html'],
   [join(root, 'web', 'style.css'), 'style.css'],
-  [join(root, 'web', 'load-early.js'), 'load-early.js'],
   [join(root, 'build', 'wasm', 'attention_wasm.wasm'), 'attention_wasm.wasm'],
+  [join(root, 'build', 'wasm', 'attention_wasm_relaxed.wasm'), 'attention_wasm_relaxed.wasm'],
   [join(root, 'data', 'vectors.bin'), 'vectors.bin'],
   [join(root, 'build', 'wasm', 'attention_wasm.wasm'), 'widget/attention_wasm.wasm'],
+  [join(root, 'build', 'wasm', 'attention_wasm_relaxed.wasm'), 'widget/attention_wasm_relaxed.wasm'],
   [join(root, 'data', 'vectors.bin'), 'widget/vectors.bin'],
   // The trained models and their module, beside each bundle: loader.js finds the module's glue and
   // .wasm, model.bin and encoder.bin in the bundle's folder (or where setAssetBase() says).
@@ -144,6 +150,15 @@ const common = {
 };
 try {
   await build({ ...common, entryPoints: [inputs.entry], outfile: join(out, 'app.js') });
+  // A classic script (index.html runs it before the modules, under the strict CSP): its one import,
+  // the relaxed-SIMD check it shares with loader.js, inlined.
+  await build({
+    ...common,
+    format: 'iife',
+    banner: { js: "'use strict';" },
+    entryPoints: [inputs.early],
+    outfile: join(out, 'load-early.js'),
+  });
   // The widget and the bare compute module are each one self-contained file. A chunk shared between
   // them (one wasm instance for a page that uses both) cost every widget page a second round trip
   // before its core could start loading: ≈ 74 ms later first figure at 40 ms latency (7 loads each).
@@ -220,14 +235,16 @@ for (const [name, raw, gz] of rows) console.log(`  ${name.padEnd(width)}  ${kb(r
 const sum = (pick) => rows.filter(([n]) => pick(n)).reduce((a, [, raw, gz]) => [a[0] + raw, a[1] + gz], [0, 0]);
 const total = sum((n) => !n.includes('/'));
 console.log(`  ${'page total'.padEnd(width)}  ${kb(total[0]).padStart(10)}  gzip ${kb(total[1]).padStart(10)}`);
-// The widget's payload before the word vectors: its one JS file and the wasm. The
-// model's module is not part of it: it is fetched only when a reader (or source="model") asks for it.
+// The widget's payload before the word vectors: its one JS file and the core's wasm — one of the two
+// builds, whichever the browser runs (web/lib/core-file.js), counted as the larger. The model's module
+// is not part of it: it is fetched only when a reader (or source="model") asks for it.
 const onDemand = (n) => n.includes('attention_model_wasm') || n.includes('attention-compare');
-const payload = sum(
-  (n) => n.startsWith('widget/') && !onDemand(n) && ((n.endsWith('.js') && n !== 'widget/attention.js') || n.endsWith('.wasm')),
-);
+const core = ['widget/attention_wasm.wasm', 'widget/attention_wasm_relaxed.wasm'].map((n) => rows.find(([name]) => name === n));
+const [, coreRaw, coreGz] = core.reduce((a, b) => (b[2] > a[2] ? b : a));
+const js = sum((n) => n.startsWith('widget/') && !onDemand(n) && n.endsWith('.js') && n !== 'widget/attention.js');
+const payload = [js[0] + coreRaw, js[1] + coreGz];
 console.log(
-  `  ${'widget JS + wasm'.padEnd(width)}  ${kb(payload[0]).padStart(10)}  gzip ${kb(payload[1]).padStart(10)}  (limit 150 KiB gzip)`,
+  `  ${'widget JS + wasm'.padEnd(width)}  ${kb(payload[0]).padStart(10)}  gzip ${kb(payload[1]).padStart(10)}  (one of the two core builds, the larger; limit 150 KiB gzip)`,
 );
 const model = sum((n) => n.startsWith('widget/') && onDemand(n));
 console.log(

@@ -1,15 +1,19 @@
 // Starts the loads the first heatmap waits for as soon as index.html's head is parsed: compiling the
-// attention core (attention_wasm.wasm) and reading the word vectors' first chunk (vectors-first.bin; the
-// whole table, vectors.bin, is fetched only when a view needs it: lib/store.js), and, when the URL
-// asks for the trained model (source=model), its module and its weights too. They then overlap the
-// page's first layout and app.js's download instead of following app.js. lib/core.js takes each one
-// over from window.attentionEarly when it names the same file, and loads the file itself when it is
-// missing or failed. A file, not an inline script: the page runs under a strict Content-Security-Policy.
-'use strict';
+// attention core (attention_wasm_relaxed.wasm where relaxed SIMD validates, else attention_wasm.wasm:
+// lib/core-file.js) and reading the word vectors' first chunk (vectors-first.bin; the whole table,
+// vectors.bin, is fetched only when a view needs it: lib/store.js), and, when the URL asks for the
+// trained model (source=model), its module and its weights too. They then overlap the page's first
+// layout and app.js's download instead of following app.js. lib/loader.js takes each one over from
+// window.attentionEarly when it names the same file, and loads the file itself when it is missing or
+// failed. A file, not an inline script: the page runs under a strict Content-Security-Policy. It is
+// written as a module for its one import; scripts/build-site.mjs bundles it into a classic script
+// (index.html loads it without type="module", so it runs before the page's modules).
+import { coreFile } from './lib/core-file.js';
+
 (function loadEarly() {
   var early = (window.attentionEarly = {});
   function start(file, result) {
-    result.catch(function () {}); // a failure is core.js's to handle (it loads again), not an unhandled rejection
+    result.catch(function () {}); // a failure is loader.js's to handle (it loads again), not an unhandled rejection
     early[file] = { url: new URL(file, document.baseURI).href, result: result };
   }
   function compile(file) {
@@ -30,7 +34,7 @@
     );
   }
   // The word vectors serve the figure and, below it, the walkthrough (even when the figure shows the model).
-  compile('attention_wasm.wasm');
+  compile(coreFile());
   read('vectors-first.bin'); // the frequent words: the first figure draws from these
   var source = new URLSearchParams(location.search).get('source');
   if (source === 'model' || source === 'decoder' || source === 'encoder') {

@@ -1,5 +1,6 @@
 // Helpers shared by the browser tests (page, widget, explainer, hostile input, CSP): the wasm core in
-// node as the reference, a Chromium launcher, a hostile corpus, a watcher that records
+// node as the reference, a Chromium launcher, an engine without relaxed SIMD and a count of the core's
+// fetches, a hostile corpus, a watcher that records
 // every console error, page error, dialog, CSP violation and injected element, a reader of what a
 // canvas heatmap drew (its weights, labels and the colour of every cell's pixels), and a check that
 // what a figure shows after an input is either a readable message or the right heatmap (word
@@ -13,6 +14,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startServer } from '../../scripts/serve.mjs';
 import { launchChromium } from '../../scripts/chromium.mjs';
 import { labelOf } from '../../web/lib/format.js';
+import { FIXED_CORE, RELAXED_CORE } from '../../web/lib/core-file.js';
+
+export { FIXED_CORE, RELAXED_CORE };
 
 /** The figure's token cap (web/lib/core.js MAX_TOKENS): longer text is cut to its first MAX_TOKENS tokens. */
 export const MAX_TOKENS = 1024;
@@ -132,6 +136,28 @@ export async function openWatched(browser, url, { csp, viewport = { width: 1200,
   await before?.(page);
   const response = await page.goto(url);
   return { page, problems, response, requests };
+}
+
+/**
+ * Makes a page's engine behave as one without relaxed SIMD (before(page) of openWatched, or before a
+ * goto): WebAssembly.validate says no to any module holding f32x4.relaxed_madd (0xfd 0x85 0x02), as
+ * web/lib/core-file.js's probe does. Chromium ships relaxed SIMD and its V8 flags no longer turn it
+ * off (--js-flags=--no-experimental-wasm-relaxed-simd is ignored), so the answer is stubbed instead.
+ */
+export const withoutRelaxedSimd = (page) =>
+  page.addInitScript(() => {
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = function (source) {
+      const b = ArrayBuffer.isView(source) ? new Uint8Array(source.buffer, source.byteOffset, source.byteLength) : new Uint8Array(source);
+      for (let i = 0; i + 2 < b.length; i++) if (b[i] === 0xfd && b[i + 1] === 0x85 && b[i + 2] === 0x02) return false;
+      return validate.call(WebAssembly, source);
+    };
+  });
+
+/** How many of `urls` (request URLs or paths) fetched each build of the small core: { fixed, relaxed }. */
+export function coreFetches(urls) {
+  const count = (file) => urls.filter((u) => new URL(u, 'http://x/').pathname.endsWith(`/${file}`)).length;
+  return { fixed: count(FIXED_CORE), relaxed: count(RELAXED_CORE) };
 }
 
 /** Scrolls a step of the explainer into view and waits until it shows the latest redraw (and `ready`, a selector inside it, when given). */

@@ -9,10 +9,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   HOSTILE,
+  RELAXED_CORE,
   assertColours,
   assertLabels,
   assertShowsModel,
   assertWeights,
+  coreFetches,
   elementCensus,
   figureState,
   modelReference,
@@ -581,10 +583,11 @@ test("a model link starts the model's module, glue and weights early (load-early
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
     assert.deepEqual(await page.evaluate(() => Object.keys(window.attentionEarly)), [], 'every early load was taken over');
     const files = requests.map((r) => new URL(r).pathname.split('/').pop());
-    for (const file of ['attention_model_wasm.wasm', 'attention_model_wasm.js', 'model.bin', 'attention_wasm.wasm', 'vectors-first.bin']) {
+    for (const file of ['attention_model_wasm.wasm', 'attention_model_wasm.js', 'model.bin', RELAXED_CORE, 'vectors-first.bin']) {
       assert.equal(files.filter((r) => r === file).length, 1, `${file}: ${files.join(' ')}`);
     }
     assert.equal(files.filter((r) => r === 'vectors.bin').length, 0, `the whole word-vector table is not needed: ${files.join(' ')}`);
+    assert.equal(coreFetches(requests).fixed, 0, 'the small core is its relaxed build only (this Chromium runs relaxed SIMD)');
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

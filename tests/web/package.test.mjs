@@ -14,7 +14,18 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { startServer } from '../../scripts/serve.mjs';
-import { assertShows, assertShowsModel, figureState, launch, modelReference, reference, root, site } from './harness.mjs';
+import {
+  FIXED_CORE,
+  RELAXED_CORE,
+  assertShows,
+  assertShowsModel,
+  figureState,
+  launch,
+  modelReference,
+  reference,
+  root,
+  site,
+} from './harness.mjs';
 
 const run = promisify(execFile);
 const widget = join(site, 'widget');
@@ -73,6 +84,11 @@ test('every file package.json exports or lists is in the tarball', async () => {
   assert.ok(targets.length >= 6, targets.join());
   for (const target of targets)
     assert.ok(inTarball(target.replace(/^\.\//, '')), `package.json points at ${target}, which is not in the tarball`);
+  // Both builds of the core: a reader's browser fetches one of them (web/lib/core-file.js).
+  for (const file of [FIXED_CORE, RELAXED_CORE]) {
+    assert.ok(inTarball(file), `${file} is in the tarball`);
+    assert.ok(targets.includes(`./${file}`), `${file} is exported, so an author's build can find it`);
+  }
   // The word-vector shards, every one of them (a missing one would make its words wait for vectors.bin).
   assert.equal(packed.files.filter((f) => /^vectors-shards\/\d{3}\.bin$/.test(f.path)).length, 128);
 });
@@ -125,7 +141,7 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
   // beside article.js: copy them there, found through the package's exports as an author's build would.
   const require = createRequire(join(project, 'package.json'));
   // The list the widget's README gives.
-  const files = ['attention_wasm.wasm', 'vectors-first.bin', 'vectors.bin', 'attention-compare.js'];
+  const files = [FIXED_CORE, RELAXED_CORE, 'vectors-first.bin', 'vectors.bin', 'attention-compare.js'];
   for (const file of [...files, 'attention_model_wasm.js', 'attention_model_wasm.wasm', 'model.bin']) {
     await copyFile(require.resolve(`attention-figure/${file}`), join(pub, file));
   }
@@ -169,12 +185,15 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
       fetched.every((u) => u.origin === new URL(url).origin),
       `only the page's own origin: ${fetched.join(', ')}`,
     );
+    // The figures run the core's relaxed build (this Chromium runs relaxed SIMD); the compute module
+    // alone (attention-figure/core, wasm/attention.js) loads the fixed one, as it always has.
     assert.deepEqual([...new Set(fetched.map((u) => basename(u.pathname)))].sort(), [
       '',
       'article.js',
       'attention_model_wasm.js',
       'attention_model_wasm.wasm',
       'attention_wasm.wasm',
+      'attention_wasm_relaxed.wasm',
       'favicon.svg',
       'model.bin',
       'vectors-first.bin',

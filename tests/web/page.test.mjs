@@ -5,7 +5,19 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assertColours, assertLabels, assertWeights, figureState, openWatched, root, settled, startSession } from './harness.mjs';
+import {
+  RELAXED_CORE,
+  assertColours,
+  assertLabels,
+  assertWeights,
+  coreFetches,
+  figureState,
+  openWatched,
+  root,
+  settled,
+  startSession,
+  withoutRelaxedSimd,
+} from './harness.mjs';
 
 const DEFAULT = ['the', 'train', 'left', 'the', 'station', 'on', 'time'];
 const TOLERANCE = 1e-6;
@@ -391,10 +403,11 @@ test('the core and the first chunk are fetched once (app.js takes over what load
     // The rest of the lesson (walkthrough, by-hand sheet) is built too: none of it needs the whole table.
     await page.waitForFunction(() => document.documentElement.classList.contains('explainer-ready'), null, { timeout: 20_000 });
     const left = await page.evaluate(() => Object.keys(window.attentionEarly ?? { missing: true }));
-    // Both early loads were taken over (core.js deletes what it takes), and nothing was fetched twice.
+    // Both early loads were taken over (loader.js deletes what it takes), and nothing was fetched twice.
+    // This Chromium runs relaxed SIMD, so the core is its relaxed build, once, and never the fixed one.
     assert.deepEqual(left, []);
     let names = await fetched();
-    assert.equal(names.filter((n) => n === 'attention_wasm.wasm').length, 1, names.join(', '));
+    assert.deepEqual(coreFetches(names.map((n) => `/${n}`)), { fixed: 0, relaxed: 1 }, names.join(', '));
     assert.equal(names.filter((n) => n === 'vectors-first.bin').length, 1, names.join(', '));
     assert.equal(names.filter((n) => n === 'vectors.bin').length, 0, names.join(', '));
     assertMatchesWasm(await grid(page), DEFAULT.join(' '));
@@ -423,7 +436,7 @@ test('when the early loads fail, the page loads the core and the word vectors it
         route.fulfill({
           contentType: 'text/javascript',
           body: `window.attentionEarly = {
-        'attention_wasm.wasm': { url: new URL('attention_wasm.wasm', document.baseURI).href, result: Promise.reject(new Error('no compile')) },
+        '${RELAXED_CORE}': { url: new URL('${RELAXED_CORE}', document.baseURI).href, result: Promise.reject(new Error('no compile')) },
         'vectors-first.bin': { url: new URL('vectors-first.bin', document.baseURI).href, result: Promise.reject(new Error('no fetch')) },
       };
       for (const early of Object.values(window.attentionEarly)) early.result.catch(() => {});`,
@@ -438,3 +451,42 @@ test('when the early loads fail, the page loads the core and the word vectors it
     await page.close();
   }
 });
+
+test('a browser without relaxed SIMD loads the fixed build of the core, once, and draws the same weights', async () => {
+  const { page, problems, requests } = await openWatched(browser, url, { before: withoutRelaxedSimd });
+  try {
+    await drawn(page);
+    assertMatchesWasm(await grid(page), DEFAULT.join(' '));
+    assert.equal(await page.evaluate(() => Object.keys(window.attentionEarly).length), 0, 'the early compile was taken over');
+    assert.deepEqual(coreFetches(requests), { fixed: 1, relaxed: 0 }, requests.join(' '));
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+for (const [what, answer] of [
+  ['answers 404', { status: 404, body: 'Not found' }],
+  ['is not wasm', { status: 200, contentType: 'application/wasm', body: 'not a wasm module' }],
+]) {
+  test(`when the relaxed build ${what}, the page falls back to the fixed build and draws`, async () => {
+    const { page, problems, requests } = await openWatched(browser, url, {
+      before: (page) => page.route(`**/${RELAXED_CORE}`, (route) => route.fulfill(answer)),
+    });
+    try {
+      await drawn(page);
+      assertMatchesWasm(await grid(page), DEFAULT.join(' '));
+      // The relaxed build was tried (early, and again by the glue), then the fixed one, once.
+      const fetched = coreFetches(requests);
+      assert.equal(fetched.fixed, 1, requests.join(' '));
+      assert.ok(fetched.relaxed >= 1, requests.join(' '));
+      // Chromium reports the 404 itself as a console error; nothing else may go wrong.
+      assert.deepEqual(
+        problems.filter((p) => !/Failed to load resource: the server responded with a status of 404/.test(p)),
+        [],
+      );
+    } finally {
+      await page.close();
+    }
+  });
+}

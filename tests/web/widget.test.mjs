@@ -7,7 +7,19 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { assertColours, assertLabels, assertWeights, readHeatmaps, root, site, startSession } from './harness.mjs';
+import {
+  FIXED_CORE,
+  RELAXED_CORE,
+  assertColours,
+  assertLabels,
+  assertWeights,
+  coreFetches,
+  readHeatmaps,
+  root,
+  site,
+  startSession,
+  withoutRelaxedSimd,
+} from './harness.mjs';
 import { HEAD_SHARPNESS, multiHeadWeights } from '../../web/lib/rng.js';
 
 const TOLERANCE = 1e-6;
@@ -182,7 +194,8 @@ test("examples page, strict CSP: three widgets draw the core's numbers from one 
     assert.notEqual(c.heads[0].cells[0].weight, c.heads[1].cells[0].weight);
     assertLabels(c.heads[0], refC.tokens, 'head 1');
 
-    assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, 'one wasm fetch for three widgets');
+    // This Chromium runs relaxed SIMD: the core's relaxed build, fetched once for the three, never the fixed one.
+    assert.deepEqual(coreFetches(requests), { fixed: 0, relaxed: 1 }, 'one wasm fetch for three widgets');
     assert.equal(
       requests.filter((p) => p.endsWith('/vectors-first.bin')).length,
       1,
@@ -194,7 +207,7 @@ test("examples page, strict CSP: three widgets draw the core's numbers from one 
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin') || p.includes('/vectors-shards/')).length, 0, requests.join(' '));
     assert.ok(
       requests.every(
-        (p) => !p.startsWith('/widget/') || /^\/widget\/(attention-widget\.js|attention_wasm\.wasm|vectors-first\.bin)$/.test(p),
+        (p) => !p.startsWith('/widget/') || /^\/widget\/(attention-widget\.js|attention_wasm_relaxed\.wasm|vectors-first\.bin)$/.test(p),
       ),
       requests.join(' '),
     );
@@ -204,8 +217,9 @@ test("examples page, strict CSP: three widgets draw the core's numbers from one 
   }
 });
 
-test('the preload links the READMEs suggest are used by the widget: one fetch of each file, no warning', async () => {
-  // The example article with the two optional lines of README.md / web/widget/README.md in its head.
+test('the preload link the READMEs suggest is used by the widget: one fetch of each file, no warning', async () => {
+  // The example article with the optional line of README.md / web/widget/README.md in its head (no
+  // preload of the core: which of its two builds a browser runs is decided by the widget's script).
   const { page, problems, requests } = await open('examples/index.html', {
     before: async (page) => {
       // Chromium warns (not an error) about a preload no fetch used.
@@ -214,8 +228,7 @@ test('the preload links the READMEs suggest are used by the widget: one fetch of
         const response = await route.fetch();
         const body = (await response.text()).replace(
           '</head>',
-          '<link rel="preload" href="../widget/attention_wasm.wasm" as="fetch" type="application/wasm" crossorigin>\n' +
-            '<link rel="preload" href="../widget/vectors-first.bin" as="fetch" crossorigin>\n</head>',
+          '<link rel="preload" href="../widget/vectors-first.bin" as="fetch" crossorigin>\n</head>',
         );
         await route.fulfill({ response, body });
       });
@@ -228,12 +241,38 @@ test('the preload links the READMEs suggest are used by the widget: one fetch of
     // A preload whose request mode differs from the widget's fetch would be fetched twice, and Chromium
     // warns about an unused preload a few seconds after the load.
     await page.waitForTimeout(3_500);
-    assert.equal(requests.filter((p) => p.endsWith('/attention_wasm.wasm')).length, 1, requests.join(' '));
+    assert.deepEqual(coreFetches(requests), { fixed: 0, relaxed: 1 }, requests.join(' '));
     assert.equal(requests.filter((p) => p.endsWith('/vectors-first.bin')).length, 1, requests.join(' '));
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 0, requests.join(' '));
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
+  }
+});
+
+test('without relaxed SIMD the widgets load the fixed build, once for three; a relaxed build that fails gives way to it', async () => {
+  const ref = single('the train left the station on time').steps.weights;
+  for (const [what, before] of [
+    ['no relaxed SIMD', withoutRelaxedSimd],
+    ['relaxed build 404', (page) => page.route(`**/${RELAXED_CORE}`, (route) => route.fulfill({ status: 404, body: 'Not found' }))],
+  ]) {
+    const { page, problems, requests } = await open('examples/index.html', { before });
+    try {
+      await widgetsDrawn(page);
+      assertCells((await shown(page, 'fig-heatmap')).map, ref, what);
+      const fetched = coreFetches(requests);
+      assert.equal(fetched.fixed, 1, `${what}: ${requests.join(' ')}`);
+      // Without relaxed SIMD the relaxed build is never asked for; a 404 one is tried before the fallback.
+      if (what === 'no relaxed SIMD') assert.equal(fetched.relaxed, 0, `${what}: ${requests.join(' ')}`);
+      else assert.ok(fetched.relaxed >= 1, `${what}: ${requests.join(' ')}`);
+      assert.deepEqual(
+        problems.filter((p) => !/Failed to load resource: the server responded with a status of 404/.test(p)),
+        [],
+        what,
+      );
+    } finally {
+      await page.close();
+    }
   }
 });
 
@@ -786,13 +825,18 @@ test('payload: widget JS + wasm ≤ 150 KiB gzip, no eval / new Function, typed 
   const onDemand = ['attention_model_wasm.js', 'attention_model_wasm.wasm', 'attention-compare.js'];
   for (const f of [...onDemand, 'model.bin']) assert.ok(files.includes(f), `${f} is in the widget folder`);
   const payload = files.filter((f) => !onDemand.includes(f) && ((f.endsWith('.js') && f !== 'attention.js') || f.endsWith('.wasm')));
-  assert.ok(payload.includes('attention-widget.js') && payload.includes('attention_wasm.wasm'), payload.join());
+  assert.ok(payload.includes('attention-widget.js'), payload.join());
+  // The core's two builds are both in the folder, and nothing else wasm: a reader fetches one of them
+  // (the relaxed one where relaxed SIMD validates), so the payload counts one, the larger.
+  assert.deepEqual(payload.filter((f) => f.endsWith('.wasm')).sort(), [FIXED_CORE, RELAXED_CORE]);
   let gz = 0;
-  for (const f of payload) {
+  for (const f of payload.filter((f) => f.endsWith('.js'))) {
     const bytes = await readFile(join(dir, f));
     gz += gzipSync(bytes, { level: 9 }).length;
-    if (f.endsWith('.js')) assert.doesNotMatch(bytes.toString('utf8'), /new Function|\beval\(/, f);
+    assert.doesNotMatch(bytes.toString('utf8'), /new Function|\beval\(/, f);
   }
+  const wasm = await Promise.all([FIXED_CORE, RELAXED_CORE].map(async (f) => gzipSync(await readFile(join(dir, f)), { level: 9 }).length));
+  gz += Math.max(...wasm);
   assert.doesNotMatch(await readFile(join(dir, 'attention_model_wasm.js'), 'utf8'), /new Function|\beval\(/);
   assert.ok(gz <= 150 * 1024, `widget payload ${(gz / 1024).toFixed(1)} KiB gzip`);
   assert.doesNotMatch(await readFile(join(site, 'app.js'), 'utf8'), /new Function|\beval\(/);

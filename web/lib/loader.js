@@ -2,6 +2,7 @@
 // however many figures ask: one module-level promise each. Files resolve relative to this module's URL (the
 // bundle's location), so the widget works from any folder. The calls into the core live in compute.js.
 import { loadAttention, loadAttentionWithModel } from '#attention-core';
+import { FIXED_CORE, RELAXED_CORE, relaxedSimd } from './core-file.js';
 import { mergeVectors, shardFile } from './vectors-format.js';
 
 export { AttentionError } from '#attention-core';
@@ -16,8 +17,8 @@ let modelPromise = null;
 let encoderPromise = null;
 
 /**
- * Where the bundle's files live: both wasm modules, the model module's glue (loadAttentionWithModel asks
- * locateFile for it too), vectors-first.bin, vectors-shards/, vectors.bin, model.bin, encoder.bin and the
+ * Where the bundle's files live: the wasm modules (the small core's two builds and the model's), the
+ * model module's glue (loadAttentionWithModel asks locateFile for it too), vectors-first.bin, vectors-shards/, vectors.bin, model.bin, encoder.bin and the
  * compare view's module. Default: beside this bundle; setAssetBase() moves them all (the widget exports it). Call it
  * before the first load: what has loaded stays loaded.
  */
@@ -27,12 +28,23 @@ export function setAssetBase(url) {
 }
 export const assetURL = (name) => new URL(name, base).href;
 
-/** The shared wasm core (instantiated on first call). A failed load is retried on the next call. */
+/**
+ * The shared wasm core (instantiated on first call): the relaxed-SIMD build where this browser runs
+ * relaxed SIMD (core-file.js), else the fixed one. A relaxed build that cannot be fetched, compiled or
+ * instantiated (a folder copied without it, a server refusing it, an engine whose validate says yes
+ * but whose compiler does not) gives way to the fixed build, so a reader never loses the figure to the
+ * faster variant. A failed load is retried on the next call.
+ */
 export function loadCore() {
-  corePromise ??= instantiate(loadAttention, 'attention_wasm.wasm').catch((err) => {
-    corePromise = null;
-    throw err;
-  });
+  corePromise ??= retried(
+    relaxedSimd()
+      ? instantiate(loadAttention, RELAXED_CORE).catch((err) => {
+          console.warn(`${RELAXED_CORE} did not load (${err?.message ?? err}); loading ${FIXED_CORE}`);
+          return instantiate(loadAttention, FIXED_CORE);
+        })
+      : instantiate(loadAttention, FIXED_CORE),
+    () => (corePromise = null),
+  );
   return corePromise;
 }
 
@@ -48,9 +60,13 @@ function early(file) {
   return started.result.catch(() => null);
 }
 
-/** One of the two wasm modules through its loader (loadAttention or loadAttentionWithModel). */
+/**
+ * A wasm module through its loader (loadAttention or loadAttentionWithModel), from `file`: the glue of
+ * the small core asks for attention_wasm.wasm, and either of its builds answers (their glue is the
+ * same: wasm/CMakeLists.txt checks it).
+ */
 async function instantiate(load, file) {
-  const locateFile = (path) => assetURL(path);
+  const locateFile = (path) => assetURL(path === FIXED_CORE ? file : path);
   const module = await early(file);
   // Without a compiled module Emscripten's glue fetches and compiles the file itself.
   if (!(module instanceof WebAssembly.Module)) return load({ locateFile });
