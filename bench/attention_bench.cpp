@@ -10,7 +10,7 @@
 //   eigen_sdpa   the maths as the core did it before the kernels: Eigen Q·Kᵀ, reference::softmax_rows
 //                (std::exp, double sum), Eigen weights·V; output only
 //   kernel_sdpa  the same with attn::kernels (multiply_transposed, softmax_rows, multiply); output only
-//   step_*       one step alone, Eigen/scalar against the kernel (T = 128, 512)
+//   step_*       one step alone, Eigen/scalar against the kernel (T = 64, 128, 512)
 // Multi-head (8 heads, d_model 512, Q = X·W_Q …, output concat·W_O):
 //   mha          attn::multi_head_attention (every intermediate kept)
 //   mha_output   projections + output-only attention per head + W_O (what a forward pass needs)
@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
     sdpa(o, 64, true);
     mha(o, 64);
   } else {
-    for (Index T : {16, 64, 128, 256, 512, 1024, 4096}) sdpa(o, T, T == 128 || T == 512);
+    for (Index T : {16, 64, 128, 256, 512, 1024, 4096}) sdpa(o, T, T == 64 || T == 128 || T == 512);
     for (Index T : {64, 512}) mha(o, T);
   }
   std::printf("{\"label\":\"%s\",\"kernels\":\"%s\",\"eigen_simd\":\"%s\",", o.label.c_str(),

@@ -156,7 +156,7 @@ table(
 
 lines.push('What each kernel step bought (one step alone; softmax rows include a T×T copy, shown as copy):', '');
 const stepRows = [];
-for (const T of [128, 512])
+for (const T of [64, 128, 512])
   for (const [step, before, after] of [
     ['Q·Kᵀ', 'qk_eigen', 'qk_kernel'],
     ['row softmax', 'softmax_scalar', 'softmax_kernel'],

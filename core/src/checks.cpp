@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 namespace attn {
@@ -57,8 +59,22 @@ void require_length(const Vector& v, Index length, const char* name, const char*
   require_finite(v, name);
 }
 
+bool all_finite(const float* values, Index n) {
+  // A float is finite iff its bits without the sign are below +inf's (NaNs are above): one unsigned max over
+  // the values, which clang vectorises (i32x4.max_u on wasm), where a float test per value with an early
+  // exit, or Eigen's allFinite() without a wasm SIMD backend, stayed scalar. It runs over every input and
+  // output of a call: ≈ 13 % of an output-only call at T = 64 on wasm before.
+  std::uint32_t largest = 0;
+  for (Index i = 0; i < n; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, values + i, sizeof bits);
+    largest = std::max(largest, bits & 0x7fffffffu);
+  }
+  return largest < 0x7f800000u;
+}
+
 void require_no_overflow(const Matrix& m, const char* what) {
-  if (!m.allFinite())
+  if (!all_finite(m.data(), m.size()))
     fail("%s (%s) overflows float32: the inputs are too large for it (|value| > 3.4e38)", what, shape_of(m).c_str());
 }
 
@@ -79,6 +95,7 @@ static const char* describe(float value) {
 }
 
 void require_finite(const Matrix& m, const char* name) {
+  if (detail::all_finite(m.data(), m.size())) return;
   for (Index r = 0; r < m.rows(); ++r)
     for (Index c = 0; c < m.cols(); ++c)
       if (!std::isfinite(m(r, c)))
@@ -87,6 +104,7 @@ void require_finite(const Matrix& m, const char* name) {
 }
 
 void require_finite(const Vector& v, const char* name) {
+  if (detail::all_finite(v.data(), v.size())) return;
   for (Index i = 0; i < v.size(); ++i)
     if (!std::isfinite(v(i)))
       fail("%s (length %lld) has %s at index %lld; every value must be a finite number", name, ll(v.size()),

@@ -32,6 +32,9 @@ void require_qkv(const Matrix& Q, const Matrix& K, const Matrix& V, const char* 
 // gives vectors of length 3".
 void require_length(const Vector& v, Index length, const char* name, const char* giver);
 
+// Whether the n floats at `values` are all finite (no NaN, no ±inf), in one vectorised pass.
+bool all_finite(const float* values, Index n);
+
 // Finite inputs can still overflow float32 on the way (X·W, q·k, ÷ a tiny temperature, a residual sum):
 // refuse the result by name rather than return Inf/NaN (or mistake a -Inf score for a mask).
 void require_no_overflow(const Matrix& m, const char* what);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 // Register tile of the micro-kernel: MR rows × NV vectors of C (measured in bench/: on wasm, where V8
@@ -84,6 +85,13 @@ inline vf load(const float* p) {
 inline void store(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
 inline vf splat(float x) { return vf{} + x; }
 
+// n values of scratch, left uninitialised: for buffers that are written before they are read. A
+// std::vector zero-fills, which for the streaming path's tile scratch was most of a small call's time.
+template <class T>
+std::unique_ptr<T[]> scratch(Index n) {
+  return std::unique_ptr<T[]>(new T[static_cast<std::size_t>(n)]);
+}
+
 // ---- packing: B (stored k×n: V for weights·V) as column panels of NR, element (p, c) of panel j at
 // panel[j][p*NR + c] ----------------------------------------------------------------------------------------
 void pack(const float* B, Index ldb, Index k, Index n, float* packed) {
@@ -101,8 +109,9 @@ inline Index packed_size(Index k, Index n) { return ((n + NR - 1) / NR) * NR * k
 
 // ---- the micro-kernel: R rows of A (R ≤ MR) times one panel, into (or added to) R×NR of C ---------------
 // A arrives p-major (row r of step p at a[p*a_step + r]: packed rows have a_step = MR; the streaming path
-// passes its key-major tile of weights, a_step = 64), so every load of the inner loop is at a constant
-// offset from one of two pointers: on wasm that is one address computation per step instead of one per row.
+// passes its key-major tile of weights, a_step = the tile's row stride), so every load of the inner loop is
+// at a constant offset from one of two pointers: on wasm that is one address computation per step instead
+// of one per row.
 template <int R>
 inline void micro(const float* a, Index a_step, const float* panel, Index k, float* C, Index ldc, Index nc,
                   bool accumulate) {
@@ -427,59 +436,78 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
   // The tile is computed transposed, keys × queries (S_tileᵀ = K_tile·Q_blockᵀ), so that
   //  * the softmax runs down its columns: W queries per vector, their running max and sum kept in vectors,
   //    no horizontal reduction per row;
-  //  * the weights are already p-major for weights·V (row i of P at p·kBlock + i): no packing of P.
+  //  * the weights are already p-major for weights·V (row i of P at p·ld + i): no packing of P.
   constexpr Index kBlock = 64;  // queries and keys per tile: a multiple of NR, NRD and W
   static_assert(kBlock % NR == 0 && kBlock % NRD == 0 && NRD % W == 0, "tiles must start on a panel boundary");
-  const Index groups = (kBlock + MRD - 1) / MRD;  // MRD-key groups of one key tile
+  if (T_q == 0) return;
+  if (T_k == 0) {  // no key at all: zero rows, as a query whose every key is masked gets below
+    std::fill(out, out + T_q * d_v, 0.0f);
+    return;
+  }
+  // The scratch is sized for this call, not for full tiles: one query needs one panel of NRD queries, not
+  // 64 (full-tile buffers are ≈ 96 KB at d = 64, and filling them cost more than a T = 1 call's maths).
+  // None of it is zero-filled (scratch() above): each buffer is written before it is read, as said below.
+  const Index block_q = std::min(kBlock, T_q);       // queries of the largest block
+  const Index block_k = std::min(kBlock, T_k);       // keys of the largest tile
+  const Index ld = (block_q + NRD - 1) / NRD * NRD;  // the tile's row stride: whole panels of queries
+  const Index groups = (kBlock + MRD - 1) / MRD;     // MRD-key groups of a full key tile
   const Index tiles = (T_k + kBlock - 1) / kBlock;
+  const Index last_groups = (T_k - (tiles - 1) * kBlock + MRD - 1) / MRD;  // the groups the last tile uses
   // Packed once, O(T_k·d) scratch: K as the rows of Kᵀ·Q, in double for the scores (per tile, MRD keys
-  // interleaved p-major), and V as the columns of weights·V (NR-wide panels).
-  std::vector<double> k_packed(static_cast<std::size_t>(tiles * groups * MRD * d_k));
-  for (Index t = 0; t < tiles; ++t)
-    for (Index g = 0; g < groups; ++g) {
-      double* a = k_packed.data() + (t * groups + g) * MRD * d_k;
+  // interleaved p-major: key t·kBlock + g·MRD + r, step p at [((t·groups + g)·d_k + p)·MRD + r]; only the
+  // groups that hold keys, each written whole, its rows past the keys as zeros), and V as the columns of
+  // weights·V (NR-wide panels, written whole by pack()).
+  auto k_packed = scratch<double>(((tiles - 1) * groups + last_groups) * MRD * d_k);
+  for (Index t = 0; t < tiles; ++t) {
+    const Index nk = std::min(kBlock, T_k - t * kBlock);
+    for (Index g = 0; g * MRD < nk; ++g) {
+      double* a = k_packed.get() + (t * groups + g) * MRD * d_k;
       for (Index r = 0; r < MRD; ++r) {
         const Index in_tile = g * MRD + r, key = t * kBlock + in_tile;
-        const bool real = in_tile < kBlock && key < T_k;
+        const bool real = in_tile < nk;
         for (Index p = 0; p < d_k; ++p) a[p * MRD + r] = real ? K[key * d_k + p] : 0.0;
       }
     }
-  std::vector<float> v_packed(static_cast<std::size_t>(packed_size(T_k, d_v)));
-  pack(V, d_v, T_k, d_v, v_packed.data());
+  }
+  auto v_packed = scratch<float>(packed_size(T_k, d_v));
+  pack(V, d_v, T_k, d_v, v_packed.get());
   const Index v_panel = T_k * NR;
 
-  std::vector<double> q_panels(static_cast<std::size_t>(packed_size_d(d_k, kBlock)));
-  std::vector<float> weights(static_cast<std::size_t>(kBlock * kBlock));  // keys × queries, row stride kBlock
-  std::vector<float> acc(static_cast<std::size_t>(kBlock * d_v));         // queries × d_v
+  // Per query block: Q_blockᵀ as ld / NRD panels (d_k × NRD doubles each, written whole by
+  // pack_transposed_d, the padding queries as zeros); the tile sᵀ, keys × queries (block_k × ld, written
+  // at [0, nk) × [0, nq_padded) before the softmax and weights·V read that same part); the accumulated
+  // weights·V, queries × d_v (zeroed per block: it is added to).
+  auto q_panels = scratch<double>(packed_size_d(d_k, block_q));
+  auto weights = scratch<float>(block_k * ld);
+  auto acc = scratch<float>(block_q * d_v);
   alignas(16) float running_max[kBlock], running_sum[kBlock], correction[kBlock];
   for (Index q0 = 0; q0 < T_q; q0 += kBlock) {
     const Index nq = std::min(kBlock, T_q - q0);
     const Index nq_padded = (nq + NRD - 1) / NRD * NRD;  // whole panels; the padding queries are zero
-    pack_transposed_d(Q + q0 * d_k, d_k, nq, d_k, q_panels.data());
+    pack_transposed_d(Q + q0 * d_k, d_k, nq, d_k, q_panels.get());
     std::fill(running_max, running_max + kBlock, kNegInf);
     std::fill(running_sum, running_sum + kBlock, 0.0f);
-    std::fill(acc.begin(), acc.begin() + nq * d_v, 0.0f);
+    std::fill(acc.get(), acc.get() + nq * d_v, 0.0f);
     // With a causal mask, keys after the block's last query are never seen.
     const Index k_end = causal ? std::min(T_k, q0 + nq) : T_k;
     for (Index k0 = 0; k0 < k_end; k0 += kBlock) {
       const Index nk = std::min(kBlock, k_end - k0);
-      float* s = weights.data();
+      float* s = weights.get();
       // sᵀ (nk × nq_padded) = K[k0 .. k0+nk) · Q_blockᵀ · inv_divisor, summed in double, rounded once.
-      const double* k_tile = k_packed.data() + (k0 / kBlock) * groups * MRD * d_k;
+      const double* k_tile = k_packed.get() + (k0 / kBlock) * groups * MRD * d_k;
       for (Index j = 0; j < nk; j += MRD)
         for (Index i = 0; i < nq_padded; i += NRD)
           micro_d_rows(std::min<Index>(MRD, nk - j), k_tile + (j / MRD) * MRD * d_k, MRD,
-                       q_panels.data() + (i / NRD) * d_k * NRD, d_k, s + j * kBlock + i, kBlock, NRD, inv_divisor,
-                       nullptr, 0.0);
+                       q_panels.get() + (i / NRD) * d_k * NRD, d_k, s + j * ld + i, ld, NRD, inv_divisor, nullptr, 0.0);
       if (causal || key_padding)
         for (Index j = 0; j < nk; ++j)
           for (Index i = 0; i < nq; ++i)
-            if ((causal && k0 + j > q0 + i) || (key_padding && key_padding[k0 + j])) s[j * kBlock + i] = kNegInf;
+            if ((causal && k0 + j > q0 + i) || (key_padding && key_padding[k0 + j])) s[j * ld + i] = kNegInf;
       // Online softmax down the columns, W queries at a time: new max, rescale factor for what was summed
       // under the old one (exp(-inf) = 0 for the first visible tile), exp and sum of this tile.
       for (Index i = 0; i < nq_padded; i += W) {
         vf tile_max = load(s + i);
-        for (Index j = 1; j < nk; ++j) tile_max = vmax(tile_max, load(s + j * kBlock + i));
+        for (Index j = 1; j < nk; ++j) tile_max = vmax(tile_max, load(s + j * ld + i));
         const vf old_max = load(running_max + i), new_max = vmax(old_max, tile_max);
         // A query that has seen no visible key yet keeps max -inf; shift by 0 there so exp(-inf) = 0.
         const vf shift = finite_or_zero(new_max);
@@ -487,15 +515,15 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
         vf sum0{}, sum1{};  // this tile's sum, added to the running one once: less rounding than one long sum
         Index j = 0;
         for (; j + 1 < nk; j += 2) {
-          const vf e0 = vexp(load(s + j * kBlock + i) - shift), e1 = vexp(load(s + (j + 1) * kBlock + i) - shift);
-          store(s + j * kBlock + i, e0);
-          store(s + (j + 1) * kBlock + i, e1);
+          const vf e0 = vexp(load(s + j * ld + i) - shift), e1 = vexp(load(s + (j + 1) * ld + i) - shift);
+          store(s + j * ld + i, e0);
+          store(s + (j + 1) * ld + i, e1);
           sum0 += e0;
           sum1 += e1;
         }
         if (j < nk) {
-          const vf e = vexp(load(s + j * kBlock + i) - shift);
-          store(s + j * kBlock + i, e);
+          const vf e = vexp(load(s + j * ld + i) - shift);
+          store(s + j * ld + i, e);
           sum0 += e;
         }
         store(running_sum + i, load(running_sum + i) * rescale + (sum0 + sum1));
@@ -504,13 +532,13 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
       }
       for (Index i = 0; i < nq; ++i)
         if (correction[i] != 1.0f) {
-          float* a = acc.data() + i * d_v;
+          float* a = acc.get() + i * d_v;
           for (Index c = 0; c < d_v; ++c) a[c] *= correction[i];
         }
       // acc (nq × d_v) += P (nq × nk) · V[k0 .. k0+nk), P read straight from the key-major tile.
       for (Index i = 0; i < nq; i += MR)
-        dispatch<MR>(std::min<Index>(MR, nq - i), s + i, kBlock, v_packed.data() + k0 * NR, v_panel, d_v, nk,
-                     acc.data() + i * d_v, d_v, true);
+        dispatch<MR>(std::min<Index>(MR, nq - i), s + i, ld, v_packed.get() + k0 * NR, v_panel, d_v, nk,
+                     acc.get() + i * d_v, d_v, true);
     }
     for (Index i = 0; i < nq; ++i) {
       float* o = out + (q0 + i) * d_v;

@@ -55,7 +55,8 @@ void exp_array(const float* in, float* out, Index n);
 // softmax(Q·Kᵀ · inv_divisor, masks)·V with the online softmax over 64-key tiles, never forming T×T; the
 // scores are summed in double and rounded once, as multiply_transposed's. Q: T_q×d_k, K: T_k×d_k,
 // V: T_k×d_v, out: T_q×d_v, all contiguous row-major. key_padding: null or T_k flags. Scratch: the packed
-// K (doubles) and V (O(T_k·d)) and one 64×64 tile.
+// K (doubles) and V (O(T_k·d)) and one tile of min(T_k, 64) keys × min(T_q, 64) queries (rounded up to a
+// panel), not zero-filled.
 void streaming_output(const float* Q, const float* K, const float* V, Index T_q, Index T_k, Index d_k, Index d_v,
                       double inv_divisor, bool causal, const unsigned char* key_padding, float* out);
 

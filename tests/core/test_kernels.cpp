@@ -97,3 +97,37 @@ TEST_CASE("kernels: the streaming output equals the plain online softmax across 
     }
   }
 }
+
+// The streaming kernel sizes its scratch to the call (queries of one block, rounded up to a panel, are the
+// weight tile's row stride; only the key groups that hold keys are packed) and does not zero it: a stride
+// or size mistake shows up at a block of 1, 2, 63, 64 or 65 queries against few or many keys. T_q ≠ T_k
+// here (the test above is square); the output starts as NaN so a row left unwritten fails too. ASan and
+// valgrind (scripts/test.sh) run this case as well: they see a read past a buffer or of unwritten scratch.
+TEST_CASE("kernels: the streaming output is right for every block of queries against few or many keys",
+          "[kernels][streaming]") {
+  std::mt19937 rng(21);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (Index T_q : {1, 2, 63, 64, 65}) {
+    for (Index T_k : {1, 2, 5, 63, 64, 65, 200}) {
+      for (Index d_k : {3, 16}) {
+        const Index d_v = d_k == 3 ? 17 : 5;  // wider and narrower than one panel of V
+        const Matrix Q = seeded_matrix(T_q, d_k, rng, 1.5f), K = seeded_matrix(T_k, d_k, rng, 1.5f),
+                     V = seeded_matrix(T_k, d_v, rng);
+        KeyPadding padding(static_cast<std::size_t>(T_k), 0);
+        for (Index j = 0; j < T_k; ++j) padding[static_cast<std::size_t>(j)] = T_k > 1 && j % 4 == 2;
+        for (bool causal : {false, true}) {
+          if (causal && T_q != T_k) continue;  // a causal mask needs one query per key
+          for (bool padded : {false, true}) {
+            const KeyPadding& mask = padded ? padding : KeyPadding{};
+            Matrix fast = Matrix::Constant(T_q, d_v, nan);
+            kernels::streaming_output(Q.data(), K.data(), V.data(), T_q, T_k, d_k, d_v, 0.4f, causal,
+                                      padded ? mask.data() : nullptr, fast.data());
+            INFO("T_q = " << T_q << ", T_k = " << T_k << ", d_k = " << d_k << ", causal " << causal << ", padded "
+                          << padded);
+            require_close(fast, reference::streaming_output(Q, K, V, 0.4f, causal, mask), 2e-6f);
+          }
+        }
+      }
+    }
+  }
+}
