@@ -244,7 +244,7 @@ function vectorResult(state, sources, key) {
     // The first chunk of the table holds the frequent words. A word it does not have (found or stemmed
     // in the whole table, or not there at all) is looked up exactly as the whole table would once the
     // shards of the word and of every stem the core would try are here (the store fetches the ones this
-    // result asks for); until then it shows nothing rather than other numbers.
+    // result asks for); until then the result waits (the store keeps the last figure) rather than give other numbers.
     const loaded = sources.vectorsShards ?? new Set();
     const shards = sources.vectorsPartial ? missingShards(core, tokens, loaded) : [];
     const missing = shards.length ? tokens.find((t) => t.lookup !== 'known') : null;

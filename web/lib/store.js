@@ -215,33 +215,17 @@ export class Store {
     if (needVectors && this.#needsWholeTable(trained)) this.#loadWhole();
     // The compare view's own module, on demand.
     if (this.state.view === 'compare' && !this.compareLib && !this.compareLoading && !this.compareError) {
-      this.compareLoading = loadCompare().then(
-        (lib) => {
-          this.compareLoading = null;
-          this.compareLib = lib;
-          this.update();
-        },
-        (err) => {
-          this.compareLoading = null;
-          this.compareError = err;
-          this.update();
-        },
-      );
+      this.compareLoading = this.#settle(loadCompare(), (lib, err) => {
+        this.compareLoading = null;
+        [this.compareLib, this.compareError] = [lib, err];
+      });
     }
     if (trained && !s.trained[trained] && !this.trainedLoading[trained] && !s.trainedError[trained]) {
-      this.trainedLoading[trained] = (trained === 'encoder' ? loadEncoder() : loadModel()).then(
-        (loaded) => {
-          this.trainedLoading[trained] = null;
-          s.trained[trained] = loaded;
-          this.modelTiming = loaded.timing;
-          this.update();
-        },
-        (err) => {
-          this.trainedLoading[trained] = null;
-          s.trainedError[trained] = err;
-          this.update();
-        },
-      );
+      this.trainedLoading[trained] = this.#settle(trained === 'encoder' ? loadEncoder() : loadModel(), (loaded, err) => {
+        this.trainedLoading[trained] = null;
+        [s.trained[trained], s.trainedError[trained]] = [loaded, err];
+        if (loaded) this.modelTiming = loaded.timing;
+      });
     }
   }
 
@@ -249,23 +233,20 @@ export class Store {
   #loadWhole() {
     const s = this.sources;
     if ((s.vectors && !s.vectorsPartial) || this.vectorsLoading || s.vectorsError) return;
-    this.vectorsLoading = (async () => {
-      s.core = await loadCore();
-      const whole = await loadVectors();
+    const whole = loadCore().then((core) => ((s.core = core), loadVectors()));
+    this.vectorsLoading = this.#settle(whole, (table, err) => {
+      this.vectorsLoading = null;
+      if (err) return void (s.vectorsError = err);
       if (s.vectorsShards) s.vectors.delete(); // a table of shards, made here: nothing else holds it
-      s.vectors = whole;
-      s.vectorsPartial = false;
-      s.vectorsShards = null;
-    })().then(
-      () => {
-        this.vectorsLoading = null;
-        this.update();
-      },
-      (err) => {
-        this.vectorsLoading = null;
-        s.vectorsError = err;
-        this.update();
-      },
+      Object.assign(s, { vectors: table, vectorsPartial: false, vectorsShards: null });
+    });
+  }
+
+  /** A load's end: done(value) or done(undefined, error), then one recompute. Returns the load's promise. */
+  #settle(promise, done) {
+    return promise.then(
+      (value) => (done(value, null), this.update()),
+      (err) => (done(undefined, err), this.update()),
     );
   }
 }
