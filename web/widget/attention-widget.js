@@ -61,6 +61,11 @@ export class AttentionFigureElement extends HTMLElement {
         framed: true,
         theme: this.getAttribute('theme') ?? 'auto',
         shareBase: () => new URL(this.getAttribute('page') ?? assetURL('../index.html'), document.baseURI).href,
+        // The host says what its figure drew, so a page (or a test) can wait for it without reaching into the shadow root.
+        onDrawn: ({ busy, drawn }) => {
+          this.setAttribute('aria-busy', String(busy));
+          if (drawn) this.dataset.drawn = drawn;
+        },
         onUserChange: (state) =>
           this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true })),
       });

@@ -33,7 +33,8 @@ export class Figure {
   /**
    * root: an element (page) or shadow root (widget) to build into. options: { store, controls (Set of
    * state.CONTROLS words), framed, disclose (a "More options" panel), showStatus, theme,
-   * shareBase: () => URL of the full page, onUserChange(state) after the reader changes something }
+   * shareBase: () => URL of the full page, onUserChange(state) after the reader changes something,
+   * onDrawn({ busy, drawn }) after every render (drawn: the data-drawn parameters), onFirstDraw() }
    */
   constructor(root, options) {
     this.root = root;
@@ -168,13 +169,24 @@ export class Figure {
           : 'Loading the attention core…';
   }
 
-  /** Draws (state, result): the store calls this after every change. */
+  /**
+   * Draws (state, result): the store calls this after every change. Then says what it drew: aria-busy
+   * while something it draws from is on its way, and data-drawn, the state (as URL parameters) that the
+   * figure now shows, once it is drawn. Assistive technology and tests wait for these, never for a time.
+   */
   render(state, result) {
+    this.#draw(state, result);
+    const busy = !result || result.kind === 'loading';
+    const f = this.els.figure;
+    f.setAttribute('aria-busy', String(busy));
+    if (!busy) f.dataset.drawn = toParams(state).toString();
+    this.options.onDrawn?.({ busy, drawn: f.dataset.drawn ?? '' });
+  }
+
+  #draw(state, result) {
     const e = this.els,
       store = this.store,
       imported = store.sources.imported;
-    // Busy while something it draws from is on its way (assistive technology may wait for it, and so do tests).
-    e.figure.setAttribute('aria-busy', String(!result || result.kind === 'loading'));
     this.controls.update(state, store.shown, { allowed: this.allowed, imported, status: this.#status(state, result) });
     this.toolbar.update(this.allowed, { importMessage: this.importMessage });
     const shown = store.shown;
