@@ -38,7 +38,6 @@ const inputs = {
   entry: join(root, 'web', 'app.js'),
   early: join(root, 'web', 'load-early.js'),
   widget: join(root, 'web', 'widget', 'attention-widget.js'),
-  compare: join(root, 'web', 'lib', 'compare', 'index.js'),
   wrapper,
   glue: join(root, 'build', 'wasm', 'attention_wasm.js'),
   modelGlue: join(root, 'build', 'wasm', 'attention_model_wasm.js'),
@@ -167,11 +166,6 @@ try {
     entryPoints: { 'attention-widget': inputs.widget, attention: wrapper },
     outdir: join(out, 'widget'),
   });
-  // The compare view, on demand: its own file beside each bundle (web/lib/compare-loader.js imports it
-  // by URL and hands it the bundle's helpers, so it holds no second copy of them).
-  for (const dir of [out, join(out, 'widget')]) {
-    await build({ ...common, entryPoints: [inputs.compare], outfile: join(dir, 'attention-compare.js') });
-  }
   // The model module's glue, minified, once per folder (it stays a separate file: it is imported
   // on demand by URL, so neither bundle carries it).
   for (const dir of [out, join(out, 'widget')]) {
@@ -184,13 +178,15 @@ try {
 for (const [from, name] of copies) await copyFile(from, join(out, name));
 
 // The word vectors' first chunk: the most frequent FIRST_WORDS words and every word of the sentences
-// a reader meets before typing (the page's, the compare view's, the examples'), in the same format as
+// a reader meets before typing (the page's, the views' openings, the examples'), in the same format as
 // vectors.bin and with the very same bytes per word. A page draws its first figure from it while the
 // whole table (1.1 MB gzip) streams (web/lib/store.js); a sentence with a word outside it waits for
 // the table. Derived here from data/vectors.bin, so nothing new is committed.
 const FIRST_WORDS = 2000;
-const { DEFAULTS, COMPARE_DEFAULTS } = await import(pathToFileURL(join(root, 'web', 'lib', 'state.js')).href);
-const sentences = [DEFAULTS.sentence, DEFAULTS.sentence2, COMPARE_DEFAULTS.sentence];
+const { DEFAULTS } = await import(pathToFileURL(join(root, 'web', 'lib', 'state.js')).href);
+const { VIEWS } = await import(pathToFileURL(join(root, 'web', 'lib', 'views', 'registry.js')).href);
+const openings = VIEWS.flatMap((v) => (v.opening ? [v.opening.sentence, v.opening.sentence2] : []));
+const sentences = [DEFAULTS.sentence, DEFAULTS.sentence2, ...openings];
 for (const f of ['index.html', 'dark.html']) {
   for (const [, text] of (await readFile(join(root, 'examples', f), 'utf8')).matchAll(/sentence="([^"]*)"/g)) sentences.push(text);
 }
@@ -238,7 +234,7 @@ console.log(`  ${'page total'.padEnd(width)}  ${kb(total[0]).padStart(10)}  gzip
 // The widget's payload before the word vectors: its one JS file and the core's wasm — one of the two
 // builds, whichever the browser runs (web/lib/core-file.js), counted as the larger. The model's module
 // is not part of it: it is fetched only when a reader (or source="model") asks for it.
-const onDemand = (n) => n.includes('attention_model_wasm') || n.includes('attention-compare');
+const onDemand = (n) => n.includes('attention_model_wasm');
 const core = ['widget/attention_wasm.wasm', 'widget/attention_wasm_relaxed.wasm'].map((n) => rows.find(([name]) => name === n));
 const [, coreRaw, coreGz] = core.reduce((a, b) => (b[2] > a[2] ? b : a));
 const js = sum((n) => n.startsWith('widget/') && !onDemand(n) && n.endsWith('.js') && n !== 'widget/attention.js');
@@ -248,5 +244,5 @@ console.log(
 );
 const model = sum((n) => n.startsWith('widget/') && onDemand(n));
 console.log(
-  `  ${'+ on demand'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (the model's module, with model.bin; the compare view)`,
+  `  ${'+ on demand'.padEnd(width)}  ${kb(model[0]).padStart(10)}  gzip ${kb(model[1]).padStart(10)}  (the model's module, with model.bin)`,
 );

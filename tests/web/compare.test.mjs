@@ -1,4 +1,4 @@
-// The compare view (issue 15): one word in two sentences. In node, the comparison (web/lib/compare/)
+// The compare view (issue 15): one word in two sentences. In node, the comparison (web/lib/views/compare/)
 // against the core run directly: the second sentence's weights, the word's nearest words before and
 // after attention (the core's search), and the difference map. In the browser: the view draws
 // those numbers, its difference map equals the two figures' own weights subtracted, the state goes
@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULTS, apply, fromParams, toParams } from '../../web/lib/state.js';
 import { compute, wordOf } from '../../web/lib/compute.js';
-import { createCompare } from '../../web/lib/compare/index.js';
+import { compareLine, compareOf } from '../../web/lib/views/compare/comparison.js';
 import { figureState, modelReference, openWatched, startSession } from './harness.mjs';
 
 let session, browser, url, core, vectors, api;
@@ -30,20 +30,8 @@ function figure(text) {
 const row = (m, i) => m.data.subarray(i * m.cols, (i + 1) * m.cols);
 const nearest = (m, i, word) => vectors.nearest(row(m, i), 5, { exclude: [word] }).map(({ word, similarity }) => ({ word, similarity }));
 
-/** The compare module in node: its computation with the page's compute, no drawing helpers. */
-const nodeCompare = () =>
-  createCompare({
-    compute,
-    wordOf,
-    h: null,
-    svgEl: null,
-    setAttrs: null,
-    packHex: () => 0,
-    format4: null,
-    num: null,
-    labelOf: null,
-    Heatmap: null,
-  });
+/** The compare view's computation in node, with the page's compute. */
+const nodeCompare = () => ({ compareOf, compareLine });
 
 test('the comparison in node: the second sentence, the nearest words before and after, the difference', () => {
   const lib = nodeCompare();

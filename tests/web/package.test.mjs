@@ -141,7 +141,7 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
   // beside article.js: copy them there, found through the package's exports as an author's build would.
   const require = createRequire(join(project, 'package.json'));
   // The list the widget's README gives.
-  const files = [FIXED_CORE, RELAXED_CORE, 'vectors-first.bin', 'vectors.bin', 'attention-compare.js'];
+  const files = [FIXED_CORE, RELAXED_CORE, 'vectors-first.bin', 'vectors.bin'];
   for (const file of [...files, 'attention_model_wasm.js', 'attention_model_wasm.wasm', 'model.bin']) {
     await copyFile(require.resolve(`attention-figure/${file}`), join(pub, file));
   }

@@ -821,8 +821,7 @@ test('payload: widget JS + wasm ≤ 150 KiB gzip, no eval / new Function, typed 
   const files = await readdir(dir);
   // The trained model's module (attention_model_wasm.js + .wasm) is fetched only when a reader or
   // source="model" asks for the model (tests/web/model.test.mjs checks that), so it is not payload.
-  // The compare view's module (attention-compare.js) likewise, when a reader chooses that view.
-  const onDemand = ['attention_model_wasm.js', 'attention_model_wasm.wasm', 'attention-compare.js'];
+  const onDemand = ['attention_model_wasm.js', 'attention_model_wasm.wasm'];
   for (const f of [...onDemand, 'model.bin']) assert.ok(files.includes(f), `${f} is in the widget folder`);
   const payload = files.filter((f) => !onDemand.includes(f) && ((f.endsWith('.js') && f !== 'attention.js') || f.endsWith('.wasm')));
   assert.ok(payload.includes('attention-widget.js'), payload.join());

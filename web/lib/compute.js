@@ -30,7 +30,7 @@ import { labelOf } from './format.js';
 import { HEAD_SHARPNESS, identityWeights, multiHeadWeights, mulberry32, xavierUniform } from './rng.js';
 
 export { HEAD_SHARPNESS };
-import { ROLLOUT, isTrained } from './state.js';
+import { ROLLOUT, isTrained } from './sources.js';
 import { shardOf } from './vectors-format.js';
 
 /** The figure draws up to this many tokens; longer text is cut, and the figure says so. */

@@ -247,7 +247,7 @@ export function toPNG(figure, scale = 2) {
   return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
 }
 
-const rows = (m) => {
+export const matrixRows = (m) => {
   const out = [];
   for (let r = 0; r < m.rows; r++) out.push(Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
   return out;
@@ -255,44 +255,16 @@ const rows = (m) => {
 
 /**
  * The numbers of a figure as Hugging Face-shaped JSON: tokens + attentions (layers × heads × T × T)
- * + how they were made. What the figure draws is what is exported (a column softmax's weights, the
- * rollout, the heads shown).
+ * + how they were made: the drawn head's weights (a column softmax's), a trained model's every head
+ * and rollout, or an import's heads. A view adds what it draws beyond that (its registry entry's json).
  */
-export function toJSON(result, state, compare = null) {
+export function toJSON(result, state) {
   const tokens = result.tokens.map((t) => t.text);
-  if (state.view === 'compare' && compare?.ok) {
-    // Both sentences' weights (as drawn), the word compared, its nearest words before and after, the difference.
-    const words = (list) => list?.words.map(({ word, similarity }) => ({ word, similarity })) ?? null;
-    return {
-      tokens,
-      attentions: [[rows(compare.first.shown)]],
-      compare: {
-        sentence2: state.sentence2,
-        tokens2: compare.second.tokens.map((t) => t.text),
-        attentions2: [[rows(compare.second.shown)]],
-        word: compare.text,
-        index: compare.i,
-        index2: compare.j,
-        nearest: compare.after ? { before: compare.before.map(words), after: compare.after.map(words) } : null,
-        difference: compare.difference ? rows(compare.difference) : null,
-      },
-      source:
-        'the same word in two sentences: parameter-free attention over word vectors, nearest words by cosine similarity over the whole table',
-      settings: {
-        sentence: state.sentence,
-        sentence2: state.sentence2,
-        score: state.score,
-        temperature: state.temperature,
-        mask: state.mask,
-        norm: state.norm,
-      },
-    };
-  }
   if (result.kind === 'imported') {
     const heads = result.heads().maps;
     return {
       tokens,
-      attentions: [heads.map((m) => rows(m.weights))],
+      attentions: [heads.map((m) => matrixRows(m.weights))],
       source: 'imported',
       layer: result.imported.layer,
       heads: result.imported.heads,
@@ -304,8 +276,8 @@ export function toJSON(result, state, compare = null) {
     const { run } = result.model;
     return {
       tokens,
-      attentions: run.layers.map((layer) => layer.heads.map((head) => rows(head.weights))),
-      rollout: rows(run.rollout),
+      attentions: run.layers.map((layer) => layer.heads.map((head) => matrixRows(head.weights))),
+      rollout: matrixRows(run.rollout),
       predictions: (result.model.blank?.guesses ?? run.predictions).map(({ word, probability }) => ({ word, probability })),
       ...(result.model.blank ? { blank: { position: result.model.blank.position, word: result.model.blank.word } } : {}),
       captions: run.captions,
@@ -325,34 +297,16 @@ export function toJSON(result, state, compare = null) {
     norm: state.norm,
     weights: state.weights,
   };
-  if (state.view === 'heads') {
-    const heads = result.heads(state.heads, state.seed);
-    return {
-      tokens,
-      attentions: [heads.maps.map((m) => rows(m.weights))],
-      source:
-        `multi-head attention over word vectors: ${heads.maps.length} heads, d_k = ${heads.dk}, ` +
-        `seeded Xavier-uniform W_Q, W_K (× ${heads.sharpness}), W_V, W_O (seed ${state.seed})`,
-      settings: { ...settings, heads: state.heads, seed: state.seed },
-    };
-  }
   const how =
     result.projection.mode === 'free'
       ? `parameter-free attention over ${result.d}-d ${result.kind === 'seed003' ? 'inputs' : 'word vectors'}`
       : `attention with ${result.projection.mode} W_Q, W_K, W_V (d_k = ${result.projection.dk})`;
   const out = {
     tokens,
-    attentions: [[rows(result.weights)]],
+    attentions: [[matrixRows(result.weights)]],
     source: `${how}: softmax${result.norm === 'columns' ? ' down each column' : ''}(${result.score} scores${result.score === 'scaled' ? ` / ${result.divisor}` : ''} / temperature)`,
     settings,
   };
-  if (state.view === 'steps') {
-    out.steps = {
-      scores: rows(result.steps.scores),
-      scaled: rows(result.steps.scaled).map((r) => r.map((v) => (v === -Infinity ? null : v))),
-      output: rows(result.output),
-    };
-  }
   return out;
 }
 

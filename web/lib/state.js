@@ -7,7 +7,8 @@
 //                sees the whole sentence) or 'decoder' (the trained decoder: a word sees only the words before it);
 //                'model', the decoder's old name, still reads as 'decoder'
 //   blank        the encoder's hidden word (0-based; its run sees '[MASK]' there and guesses it), or null
-//   view         heatmap | lines | steps | heads | model (every layer × head of a trained model) | compare;  word: the selected query word, 0-based, or null
+//   view         one of views/registry.js's views (heatmap, lines, steps, heads, model: every layer × head of a
+//                trained model, compare);  word: the selected query word, 0-based, or null
 //   score        scaled (q·k/√d) | dot (q·k) | cosine (q·k/(|q||k|));  temperature 0.1–3;  mask none | causal
 //   norm         rows | columns: which way the softmax normalises;  diagonal: apart (a word's weight on
 //                itself is drawn hatched and left out of the colour scale) | scale (in the scale like any other)
@@ -16,28 +17,18 @@
 //   weights      the single head's projections: free (Q = K = V = X) | identity | random | seed (seed
 //                003's own) | edited;  dk: their width;  bias: add b_Q, b_K, b_V
 //   full         the walkthrough shows whole matrices;  tour: the guided tour's stop, or null
-export const VIEWS = ['heatmap', 'lines', 'steps', 'heads', 'model', 'compare'];
-export const VIEW_NAMES = { heatmap: 'Heatmap', lines: 'Lines', steps: 'Steps', heads: 'Heads', model: 'Every layer', compare: 'Compare' };
-/** The compare view's sentences when the reader has not typed one: one word ("bank"), two meanings. */
-export const COMPARE_DEFAULTS = Object.freeze({
-  sentence: 'he cashed a check at the bank',
-  sentence2: 'the boat drifted to the bank of the river',
-  word: 6,
-});
-export const SOURCES = ['vectors', 'encoder', 'decoder'];
-export const SOURCE_NAMES = {
-  vectors: 'word vectors',
-  encoder: 'trained encoder (sees both sides)',
-  decoder: 'trained decoder (sees only the past)',
-};
-/** A trained model's source (encoder or decoder), as opposed to the word vectors. */
-export const isTrained = (source) => source === 'encoder' || source === 'decoder';
+import { ROLLOUT, SOURCES, SOURCE_NAMES, isTrained } from './sources.js';
+import { VIEWS as VIEW_ENTRIES, isAvailable, viewNamed } from './views/registry.js';
+
+export { ROLLOUT, SOURCES, SOURCE_NAMES, isTrained };
+/** The views' names, in the View menu's order (views/registry.js). */
+export const VIEWS = VIEW_ENTRIES.map((v) => v.name);
+/** The second sentence when no view's opening (views/registry.js) gives one. */
+const SENTENCE2 = VIEW_ENTRIES.find((v) => v.opening?.sentence2)?.opening.sentence2 ?? '';
 export const SCORES = ['scaled', 'dot', 'cosine'];
 export const SCORE_NAMES = { scaled: 'scaled dot q·k/√d', dot: 'dot q·k', cosine: 'cosine' };
 export const WEIGHT_MODES = ['free', 'identity', 'random', 'seed', 'edited'];
 export const INPUTS = ['sentence', 'seed003'];
-/** The layer value that stands for the attention rollout over all of the model's layers. */
-export const ROLLOUT = 'rollout';
 export const CONTROLS = ['sentence', 'source', 'view', 'heads', 'mask', 'word', 'temperature', 'options', 'share', 'export', 'import'];
 export const THEMES = ['auto', 'light', 'dark'];
 export const CHOICES = {
@@ -78,7 +69,7 @@ export const LEGACY = { scale: 'score' };
 
 export const DEFAULTS = Object.freeze({
   sentence: 'the train left the station on time',
-  sentence2: COMPARE_DEFAULTS.sentence2,
+  sentence2: SENTENCE2,
   input: 'sentence',
   source: 'vectors',
   view: 'heatmap',
@@ -147,10 +138,11 @@ export function fromParams(params) {
   const state = {};
   for (const key of STATE_KEYS) state[key] = parseValue(key, params.get(key));
   if (params.get('score') === null && params.get('scale') === 'none') state.score = 'dot';
-  // A compare link without its own sentence opens on the compare view's pair.
-  if (state.view === 'compare' && params.get('sentence') === null) {
-    state.sentence = COMPARE_DEFAULTS.sentence;
-    if (params.get('word') === null) state.word = COMPARE_DEFAULTS.word;
+  // A link to a view with an opening of its own (the compare view's pair) and no sentence opens on it.
+  const opening = viewNamed(state.view).opening;
+  if (opening && params.get('sentence') === null) {
+    state.sentence = opening.sentence;
+    if (params.get('word') === null) state.word = opening.word;
   }
   // Seed 003's example comes with its own weights and the article's unscaled scores unless the link says otherwise.
   if (state.input === 'seed003') {
@@ -187,9 +179,10 @@ export function apply(state, changes) {
     if (changes.blank === undefined) next.blank = null;
     if (changes.input === undefined) next.input = 'sentence';
   }
-  // The compare view on the untouched default sentence starts from its own pair (bank, in two senses).
-  if (changes.view === 'compare' && state.view !== 'compare' && next.sentence === DEFAULTS.sentence && changes.sentence === undefined) {
-    Object.assign(next, { sentence: COMPARE_DEFAULTS.sentence, word: changes.word ?? COMPARE_DEFAULTS.word, input: 'sentence' });
+  // A view with an opening of its own (the compare view's pair), chosen on the untouched default sentence, starts from it.
+  const opening = changes.view !== undefined && changes.view !== state.view ? viewNamed(changes.view).opening : null;
+  if (opening && next.sentence === DEFAULTS.sentence && changes.sentence === undefined) {
+    Object.assign(next, { sentence: opening.sentence, word: changes.word ?? opening.word, input: 'sentence' });
   }
   if (changes.input === 'seed003' && state.input !== 'seed003') {
     Object.assign(next, { weights: 'seed', score: 'dot', word: changes.word ?? 0, bias: false, source: 'vectors' });
@@ -203,31 +196,33 @@ export function normalise(state) {
   if (s.input === 'sentence' && s.weights === 'seed') s.weights = 'free';
   if (s.input === 'seed003' && isTrained(s.source)) s.input = 'sentence';
   if (s.source !== 'encoder') s.blank = null; // only the encoder fills a blank
-  // Every layer × head is a trained model's view; without one, its single heatmap.
-  if (s.view === 'model' && !isTrained(s.source)) s.view = 'heatmap';
+  // A view that cannot show this state (every layer × head without a trained model) gives way to the first view.
+  if (!isAvailable(viewNamed(s.view), s)) s.view = DEFAULTS.view;
   if (s.source === 'model') s.source = 'decoder';
   return s;
 }
 
 /**
- * Which settings change what a view shows, per source. The controls show these and hide the others;
- * a view that cannot follow a setting in force says so (views.js notes).
+ * Which settings change what the view shows, per source: the sources' rule, then the view's own
+ * (views/registry.js settings). The controls show these and hide the others; a view that cannot follow
+ * a setting in force says so (figure/notes.js).
  */
 export function settingsFor(state, imported = false) {
   const model = !imported && isTrained(state.source);
   const vectors = !imported && !model;
-  const v = state.view;
-  return {
+  const applies = {
     source: !imported,
     score: vectors,
     temperature: vectors,
     mask: vectors,
-    norm: vectors && v !== 'heads',
-    diagonal: v !== 'steps' && v !== 'compare',
-    heads: vectors && v === 'heads',
-    layer: (model || imported) && v !== 'model',
-    head: (model || imported) && v !== 'heads' && v !== 'model' && state.layer !== ROLLOUT,
+    norm: vectors,
+    diagonal: true,
+    heads: false,
+    layer: model || Boolean(imported),
+    head: (model || Boolean(imported)) && state.layer !== ROLLOUT,
+    sentence2: false,
   };
+  return viewNamed(state.view).settings?.(applies, state, { vectors, model, imported }) ?? applies;
 }
 
 /** Which controls to show, from "sentence view temperature", "all" or "none" (commas or spaces). */

@@ -5,8 +5,8 @@
 // holds a copy of the sentence or computes anything.
 import { loadCore, loadEncoder, loadFirstVectors, loadModel, loadShardedVectors, loadVectors } from './loader.js';
 import { compute } from './compute.js';
-import { loadCompare } from './compare-loader.js';
 import { DEFAULTS, apply, isTrained } from './state.js';
+import { isAvailable, viewNamed } from './views/registry.js';
 
 // A change redraws at once, unless more tokens than this are drawn: then it waits for the next frame,
 // so fast typing or a dragged slider on a long input coalesces into one redraw per frame.
@@ -37,7 +37,7 @@ export class Store {
     this.shardsWanted = new Set(); // word-vector shards asked for while only the first chunk is here
     this.parts = []; // more computations from the same sources (derive())
     this.result = null; // the latest Result (ok or not)
-    this.compare = null; // with the compare view: the second sentence and the comparison (compare.js)
+    this.extra = null; // the shown view's extra numbers, if it has any (views/registry.js extra: the compare view's second sentence)
     this.good = null; // the latest Result that was ok: views keep showing it under a 'cells' problem, or while a word's vector loads
     this.typedAt = -Infinity; // when a keystroke last changed the sentence (performance.now())
     this.listeners = new Set();
@@ -87,7 +87,8 @@ export class Store {
   /** Imported attention (importer.parseAttention's result) replaces the computed source until cleared. */
   setImported(parsed) {
     this.sources.imported = parsed ? { ...parsed, id: (this.sources.imported?.id ?? 0) + 1 } : null;
-    const view = parsed && this.state.view === 'steps' ? { view: 'heatmap' } : {};
+    // A view that cannot draw imported attention (the steps: it has no scores) gives way to the first view.
+    const view = parsed && !isAvailable(viewNamed(this.state.view), this.state, { imported: parsed }) ? { view: DEFAULTS.view } : {};
     this.state = apply(this.state, { ...view, word: null, layer: 0, head: 0 });
     this.update();
   }
@@ -117,9 +118,9 @@ export class Store {
     if (this.result.shards?.length) this.#askShards(this.result);
     if (this.result.ok) this.good = this.result;
     else if (!this.#keepsGood(this.result)) this.good = null;
-    // The compare view's second sentence and comparison, once its module is here (compare/).
-    const comparing = this.state.view === 'compare' && !this.sources.imported;
-    this.compare = comparing && this.compareLib ? this.compareLib.compareOf(this.state, this.sources, this.shown, this.compare) : null;
+    // The view's extra numbers from the same sources (the compare view's second sentence), reusing the last where they match.
+    const extra = viewNamed(this.state.view).extra;
+    this.extra = extra ? extra(this.state, this.sources, this.shown, this.extra) : null;
     for (const part of this.parts) part(this.sources, this);
     this.timing = { compute: performance.now() - started };
     for (const listener of this.listeners) listener(this.state, this.result, this);
@@ -184,10 +185,10 @@ export class Store {
 
   /**
    * Whether the state needs the whole word-vector table rather than the first chunk and some shards:
-   * the compare view's nearest words search every word of the vocabulary.
+   * a view that searches every word of the vocabulary (the compare view's nearest words) says so.
    */
-  #needsWholeTable(trained) {
-    return this.state.view === 'compare' && !trained && !this.sources.imported;
+  #needsWholeTable() {
+    return Boolean(viewNamed(this.state.view).needsWholeTable?.(this.state, { imported: this.sources.imported }));
   }
 
   /**
@@ -212,14 +213,7 @@ export class Store {
         this.update();
       });
     }
-    if (needVectors && this.#needsWholeTable(trained)) this.#loadWhole();
-    // The compare view's own module, on demand.
-    if (this.state.view === 'compare' && !this.compareLib && !this.compareLoading && !this.compareError) {
-      this.compareLoading = this.#settle(loadCompare(), (lib, err) => {
-        this.compareLoading = null;
-        [this.compareLib, this.compareError] = [lib, err];
-      });
-    }
+    if (needVectors && this.#needsWholeTable()) this.#loadWhole();
     if (trained && !s.trained[trained] && !this.trainedLoading[trained] && !s.trainedError[trained]) {
       this.trainedLoading[trained] = this.#settle(trained === 'encoder' ? loadEncoder() : loadModel(), (loaded, err) => {
         this.trainedLoading[trained] = null;

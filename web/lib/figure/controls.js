@@ -6,7 +6,8 @@
 // when a keystroke (not a paste or a drop) changed the sentence.
 import { h } from '../dom.js';
 import { count } from '../format.js';
-import { ROLLOUT, SCORES, SCORE_NAMES, SOURCES, SOURCE_NAMES, VIEWS, VIEW_NAMES, isTrained, settingsFor } from '../state.js';
+import { ROLLOUT, SCORES, SCORE_NAMES, SOURCES, SOURCE_NAMES, settingsFor } from '../state.js';
+import { VIEWS, isAvailable } from '../views/registry.js';
 import { wordOf } from '../compute.js';
 
 /** The words that name each control in the widget's `controls` attribute, per element. */
@@ -43,7 +44,7 @@ export class Controls {
       'aria-describedby': 'status message',
     });
     e.sentence2 = h('textarea', { id: 'sentence2', rows: 1, autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false' });
-    e.view = select('view', VIEWS, VIEW_NAMES);
+    e.view = h('select', { id: 'view' }, ...VIEWS.map((v) => h('option', { value: v.name }, v.label)));
     e.word = h('select', { id: 'word' });
     e.source = select('source', SOURCES, SOURCE_NAMES);
     e.score = select('score', SCORES, SCORE_NAMES);
@@ -187,7 +188,8 @@ export class Controls {
       requestAnimationFrame(() => this.#grow());
     } else if (e.sentence.value !== state.sentence) e.sentence.value = state.sentence;
     if (e.sentence2.value !== state.sentence2) e.sentence2.value = state.sentence2;
-    e.sentence2Field.hidden = state.view !== 'compare' || !allowed.has('sentence');
+    const applies = settingsFor(state, imported);
+    e.sentence2Field.hidden = !applies.sentence2 || !allowed.has('sentence');
     e.view.value = state.view;
     e.source.value = state.source;
     e.score.value = state.score;
@@ -198,11 +200,12 @@ export class Controls {
     e.diagonal.checked = state.diagonal === 'scale';
     e.heads.value = String(state.heads);
     e.sentence.disabled = Boolean(imported);
-    e.view.querySelector('option[value=steps]').disabled = Boolean(imported);
-    // Every layer × head needs a trained model; the option is there only with one.
-    const every = e.view.querySelector('option[value=model]');
-    every.hidden = every.disabled = !isTrained(state.source) || Boolean(imported);
-    const applies = settingsFor(state, imported);
+    // A view that cannot show this source (the steps of imported attention, every layer without a trained model) cannot be chosen.
+    VIEWS.forEach((v, k) => {
+      const option = e.view.options[k];
+      option.disabled = !isAvailable(v, state, { imported });
+      option.hidden = option.disabled && Boolean(v.hideUnavailable);
+    });
     for (const [name, word] of Object.entries(NAMED_BY)) e[`${name}Field`].hidden = !(allowed.has(word) && applies[name]);
     e.sentenceField.hidden = !allowed.has('sentence');
     e.viewField.hidden = !allowed.has('view');
@@ -212,7 +215,7 @@ export class Controls {
     // The page keeps its status line (in More options); the widget shows it only until its source is in.
     e.status.hidden = !this.showStatus && Boolean(result?.ok);
     this.#words(state, result);
-    this.#layers(state, result, imported);
+    this.#layers(state, result, imported, applies);
     const anyInPanel = [...e.panel.querySelectorAll('.field')].some((f) => !f.hidden) || Boolean(status && this.showStatus);
     if (!this.disclose) e.panel.hidden = !anyInPanel;
     e.main.hidden = e.viewField.hidden && e.wordField.hidden && e.more.hidden;
@@ -252,7 +255,7 @@ export class Controls {
   }
 
   /** The layer and head menus: imported attention's, or the trained model's (with the rollout and captions). */
-  #layers(state, result, imported) {
+  #layers(state, result, imported, applies) {
     const e = this.els;
     const dims = imported
       ? { layers: imported.layers, heads: imported.heads, rollout: false }
@@ -280,15 +283,15 @@ export class Controls {
     const head = Math.min(state.head, dims.heads - 1);
     e.layer.value = String(layer);
     e.head.value = String(head);
-    // The heads view shows every head of the layer; the rollout has none to pick.
-    e.headField.hidden = state.view === 'heads' || state.view === 'model' || layer === ROLLOUT;
-    e.layerField.hidden = state.view === 'model';
+    // A view of every head of the layer, or of every layer, has none to pick; nor has the rollout.
+    e.headField.hidden = !applies.head || layer === ROLLOUT;
+    e.layerField.hidden = !applies.layer;
     if (!imported) {
       const captions = result.model.run.captions;
       e.caption.textContent =
         layer === ROLLOUT
           ? ROLLOUT_TEXT
-          : state.view === 'heads'
+          : applies.layer && !applies.head
             ? `Layer ${layer + 1}: each head is captioned under its map.`
             : `Layer ${layer + 1}, head ${head + 1}, measured on held-out text: ${captions[layer]?.[head] ?? 'no caption'}.`;
     }

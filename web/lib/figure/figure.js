@@ -7,27 +7,12 @@ import { count, format4 } from '../format.js';
 import { download, toJSON, toPNG, toSVG } from '../exporter.js';
 import { themeColours } from '../colour.js';
 import { ImportError, parseAttention } from '../importer.js';
-import { CONTROLS, isTrained, toParams } from '../state.js';
+import { CONTROLS, DEFAULTS, isTrained, toParams } from '../state.js';
 import { wordOf } from '../compute.js';
 import { Controls } from './controls.js';
 import { captionOf, optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
 import { Toolbar } from './toolbar.js';
-import { HeatmapView } from '../views/heatmap-view.js';
-import { HeadsView } from '../views/heads-view.js';
-import { LinesView } from '../views/lines-view.js';
-import { StepsView } from '../views/steps-view.js';
-import { ModelView } from '../views/model-view.js';
-
-const HINTS = {
-  heatmap: 'Hover over a cell, tap it, or Tab into the grid and use the arrow keys, to read its exact weight.',
-  lines: 'Hover over a word, tap it, or Tab in and use the arrow keys, to keep only its lines.',
-  steps: 'The numbers the core computed for the selected word, stage by stage.',
-  heads: 'Each head attends with its own projections. Hover or tap a cell to read it.',
-  model: 'Every layer’s heads, then the rollout. Open a map to see it large, with its steps.',
-};
-/** The embed snippet's frame height per view, and per word past seven, in CSS px (see embedSnippet; README.md says the same). */
-const EMBED_HEIGHTS = { heatmap: [880], lines: [580, 26], steps: [580, 22], heads: [1020], model: [320] };
-const VIEW_CLASSES = { heatmap: HeatmapView, lines: LinesView, steps: StepsView, heads: HeadsView, model: ModelView };
+import { viewNamed } from '../views/registry.js';
 
 export class Figure {
   /**
@@ -219,23 +204,16 @@ export class Figure {
     else this.#message('');
     e.plot.hidden = false;
     this.viewWidth ||= e.viewBox.clientWidth; // before the first observer report
-    // The compare view's class comes with its on-demand module (the store loads it).
-    const View = state.view === 'compare' ? store.compareLib?.CompareView : VIEW_CLASSES[state.view];
-    if (!View) {
-      e.plot.hidden = true;
-      if (store.compareError) this.#message(`Could not load the compare view (${store.compareError.message}).`);
-      e.loading.hidden = Boolean(store.compareError);
-      e.loading.textContent = 'Loading the compare view…';
-      return;
-    }
-    const view = (this.views[state.view] ??= new View({
+    const entry = viewNamed(state.view);
+    const view = (this.views[entry.name] ??= new entry.View({
       select: (row, col) => this.#select(row, col),
       cell: (info) => this.#readoutCell(info),
-      text: (t) => this.#readout(t, state),
-      open: ({ layer, head }) => this.change({ view: 'heatmap', layer, head }),
+      text: (t) => this.#readout(t),
+      // A map opened from a view of many: the first view (one large heatmap) shows it.
+      open: ({ layer, head }) => this.change({ view: DEFAULTS.view, layer, head }),
     }));
     const word = wordOf(state, shown);
-    this.#readout(null, state);
+    this.#readout(null);
     // The view's nodes go in first: a canvas reads its theme colours and fonts from the page it is in.
     const show = (nodes) => {
       if (
@@ -248,18 +226,18 @@ export class Figure {
       }
     };
     show(view.nodes);
-    const problem = view.update(state, shown, { width: this.viewWidth || 640, word, legend: e.legend, compare: store.compare });
-    show(problem ? [] : view.nodes); // the heads view makes its maps in update()
-    e.viewBox.className = state.view === 'heads' ? 'view grid' : 'view';
+    const problem = view.draw(state, shown, { width: this.viewWidth || 640, word, legend: e.legend, extra: store.extra });
+    show(problem ? [] : view.nodes); // a view of many maps makes them in draw()
+    e.viewBox.className = entry.grid ? 'view grid' : 'view';
     if (problem) this.#message(problem, 'hint');
-    const story = state.view === 'compare' ? store.compareLib.compareLine(store.compare) : storyOf(state, shown);
+    const story = storyOf(state, shown, store.extra);
     if (e.story.textContent !== story) e.story.textContent = story;
     e.optionNote.replaceChildren(...optionNotes(state, shown, { imported }).map((t) => h('span', {}, t)));
     writeWordNotes(e.notes, shown);
-    // Hiding a word selects it too: the story and the highlighted row are then the blank's. The compare
-    // view has two sentences and no guesses of its own: none shown, unless a blank (from another view)
+    // Hiding a word selects it too: the story and the highlighted row are then the blank's. A view with no
+    // place for guesses (the compare view's two sentences) shows none, unless a blank (from another view)
     // is still hidden, which its buttons bring back.
-    const guesses = state.view === 'compare' && !shown?.model?.blank ? null : shown;
+    const guesses = entry.guesses === false && !shown?.model?.blank ? null : shown;
     writePredictions(e.predictions, guesses, { onBlank: (blank) => this.change(blank === null ? { blank } : { blank, word: blank }) });
     // The first figure with numbers on it: User Timing marks that bench/browser.mjs reads.
     if (!this.drawnOnce) {
@@ -284,8 +262,8 @@ export class Figure {
     this.change({ word: row });
   }
 
-  #readout(text, state = this.store.state) {
-    this.els.readout.textContent = text ?? HINTS[state.view];
+  #readout(text) {
+    this.els.readout.textContent = text ?? viewNamed(this.store.state.view).hint;
   }
 
   #readoutCell(cell) {
@@ -346,21 +324,12 @@ export class Figure {
   }
 
   /**
-   * An iframe snippet for the embed URL. Its height shows the view without a scrollbar at an article's
-   * width (measured at 600–800 px with every control): EMBED_HEIGHTS for up to seven words, a row more
-   * per further word in the views with a row per word, more with the trained model's layer row and
-   * next-word guesses. A parent that listens (README.md) fits the frame exactly.
+   * An iframe snippet for the embed URL. Its height is the view's (views/registry.js embedHeight): it
+   * shows the view without a scrollbar at an article's width. A parent that listens (README.md) fits the frame exactly.
    */
   embedSnippet() {
-    const { view, source } = this.store.state,
-      [base, row = 0] = EMBED_HEIGHTS[view];
-    const layers = this.store.shown?.model?.layers ?? 2;
-    // The every-layer view: a row of maps per layer and one for the rollout (about 400 px each with
-    // their measured captions).
-    const height =
-      view === 'model'
-        ? base + 400 * (layers + 1)
-        : base + row * Math.max(0, Math.min(this.store.shown?.T ?? 0, 50) - 7) + (isTrained(source) ? 380 : 0);
+    const state = this.store.state;
+    const height = viewNamed(state.view).embedHeight(state, this.store.shown);
     const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
     return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
   }
@@ -393,7 +362,7 @@ export class Figure {
     if (!shown || !svgs.length) throw new Error('there is no figure to export');
     return {
       svgs,
-      words: captionOf(this.store.state, shown, { imported: this.store.sources.imported, story: this.#compareStory() }),
+      words: captionOf(this.store.state, shown, { imported: this.store.sources.imported, extra: this.store.extra }),
       colours: themeColours(e.figure),
       font: getComputedStyle(e.figure).fontFamily,
     };
@@ -413,16 +382,11 @@ export class Figure {
   exportJSON() {
     const { store } = this;
     if (!store.shown) throw new Error('there is no figure to export');
-    const { title, sentence, caption } = captionOf(store.state, store.shown, {
-      imported: store.sources.imported,
-      story: this.#compareStory(),
-    });
-    return { ...toJSON(store.shown, store.state, store.compare), title, sentence, caption: caption.join(' ') };
-  }
-
-  /** The compare view's line (the story of the other views is computed in captionOf). */
-  #compareStory() {
-    return this.store.state.view === 'compare' ? this.store.compareLib?.compareLine(this.store.compare) : undefined;
+    const { state, shown, extra } = store;
+    const { title, sentence, caption } = captionOf(state, shown, { imported: store.sources.imported, extra });
+    const base = toJSON(shown, state);
+    const numbers = viewNamed(state.view).json?.(base, shown, state, extra) ?? base;
+    return { ...numbers, title, sentence, caption: caption.join(' ') };
   }
 
   /** The figure's state (for tests and the widget's `state` property). */

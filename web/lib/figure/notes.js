@@ -3,36 +3,24 @@
 // does not), a note per word outside the vocabulary, the trained model's next-word guesses, and the
 // title and caption an export carries.
 import { h, setAttrs, svgEl } from '../dom.js';
-import { HEAD_SHARPNESS, wordOf } from '../compute.js';
+import { wordOf } from '../compute.js';
 import { count, num } from '../format.js';
 import { ROLLOUT, SCORE_NAMES, settingsFor } from '../state.js';
+import { viewNamed } from '../views/registry.js';
+import { named, strongest, weight } from '../words.js';
 
-/** A word as the story names it: its text, with its position when the text repeats it. */
-function named(tokens, i) {
-  const text = tokens[i].text;
-  const repeated = tokens.some((t, k) => k !== i && t.text === text);
-  return `“${text}”${repeated ? ` (${i + 1})` : ''}`;
-}
-
-/** A weight as the story writes it: two decimals, or four when it is that small (a long text spreads each row thin). */
-const weight = (w) => num(w, w > 0 && w < 0.005 ? 4 : 2);
-
-/** The strongest entry of line i (a row, or a column when byColumn) other than i itself: { k, w }. */
-function strongest(m, i, byColumn) {
-  const T = m.rows;
-  let k = -1,
-    w = -1;
-  for (let j = 0; j < T; j++) {
-    const v = byColumn ? m.data[j * T + i] : m.data[i * T + j];
-    if (j !== i && v > w) ((w = v), (k = j));
-  }
-  return { k, w, self: m.data[i * T + i] };
-}
-
-/** One sentence about the selected word, from the numbers drawn: "“train” looks most at “station” (0.21), after itself (0.39)." */
-export function storyOf(state, result) {
+/**
+ * The story line of what the view draws: the view's own (views/registry.js story), else one sentence
+ * about the selected word, from the numbers drawn: "“train” looks most at “station” (0.21), after itself (0.39)."
+ * extra: the view's extra numbers (the compare view's comparison).
+ */
+export function storyOf(state, result, extra) {
   if (!result?.ok) return '';
-  if (state.view === 'heads') return headsStory(state, result);
+  const own = viewNamed(state.view).story;
+  return own ? own(state, result, extra) : wordStory(state, result);
+}
+
+function wordStory(state, result) {
   const i = wordOf(state, result),
     m = result.shown,
     t = result.tokens;
@@ -51,24 +39,11 @@ export function storyOf(state, result) {
   return line;
 }
 
-/** The heads view: where the selected word looks most in each head (its weight on itself set apart). */
-function headsStory(state, result) {
-  const i = wordOf(state, result),
-    t = result.tokens,
-    maps = result.heads(state.heads, state.seed).maps.slice(0, 8);
-  if (result.T === 1) return '';
-  const each = maps.map((m) => {
-    const { k, w } = strongest(m.weights, i, false);
-    return `${m.title} → ${k < 0 || w <= 0 ? 'itself' : `${named(t, k)} (${weight(w)})`}`;
-  });
-  return `Where ${named(t, i)} looks most, head by head: ${each.join('; ')}.`;
-}
-
 /** One line per setting in force, saying what the figure now shows (or that this view cannot show it). */
 export function optionNotes(state, result, { imported }) {
   const lines = [];
   if (!result?.ok) return lines;
-  const view = state.view;
+  const view = viewNamed(state.view);
   if (imported) {
     lines.push('Imported attention: the weights of a real model, drawn as they are. Score, temperature and mask do not apply.');
     return lines;
@@ -78,7 +53,7 @@ export function optionNotes(state, result, { imported }) {
     lines.push(
       encoder
         ? 'Encoder: each word attends to the whole sentence, the words after it as well as before, so a word can look ahead (trained to fill in a hidden word).'
-        : state.layer === ROLLOUT && view !== 'heads' && view !== 'model'
+        : state.layer === ROLLOUT && !view.drawsHeads
           ? 'Decoder: each word draws only on itself and the words before it, through every layer, so the rollout is zero above the diagonal (trained to predict the next word).'
           : 'Decoder: each word attends only to itself and the words before it, so the weights are zero above the diagonal: a word cannot look ahead (trained to predict the next word).',
     );
@@ -95,7 +70,7 @@ export function optionNotes(state, result, { imported }) {
     lines.push(
       'Seed 003’s worked example: three inputs of four numbers, its own W_Q, W_K, W_V (walkthrough step 2) and, as in the article, unscaled dot-product scores unless you choose another score.',
     );
-  else if (result.projection.mode !== 'free' && view !== 'heads') {
+  else if (result.projection.mode !== 'free' && !view.drawsHeads) {
     const mode = { identity: 'identity', random: `random (Xavier, seed ${state.seed})`, edited: 'edited by hand' }[result.projection.mode];
     lines.push(`Q, K and V come from the walkthrough’s weights: ${mode}, d_k = ${result.projection.dk} (step 2 below).`);
   }
@@ -106,25 +81,21 @@ export function optionNotes(state, result, { imported }) {
     );
   if (state.mask === 'causal')
     lines.push('Causal mask: each word sees only itself and the words before it (later words get −∞, weight 0).');
+  const applies = settingsFor(state, imported);
   if (state.norm === 'columns') {
     lines.push(
-      view === 'heads'
-        ? 'Softmax along columns applies to the single-head views; the heads below use the usual row softmax.'
-        : 'Softmax down each column: read a column to see how one key word’s attention is shared out among the queries; rows no longer sum to 1.',
+      applies.norm
+        ? 'Softmax down each column: read a column to see how one key word’s attention is shared out among the queries; rows no longer sum to 1.'
+        : 'Softmax along columns applies to the single-head views; the heads below use the usual row softmax.',
     );
   }
-  if (view === 'heads') {
-    lines.push(
-      `Random heads (seed ${state.seed}): each head projects the vectors with its own W_Q, W_K, W_V, drawn at random with W_Q and W_K at ${HEAD_SHARPNESS}× the Xavier scale, so that each head’s scores spread enough to differ. At the usual scale untrained heads are almost uniform. The trained encoder’s and decoder’s heads are learnt: choose one as the source.`,
-    );
-  }
+  lines.push(...(view.notes?.(state, result) ?? []));
   if (
     state.diagonal === 'apart' &&
-    view !== 'steps' &&
-    view !== 'compare' &&
+    applies.diagonal &&
+    !view.drawsHeads &&
     result.kind === 'vectors' &&
-    result.projection.mode === 'free' &&
-    view !== 'heads'
+    result.projection.mode === 'free'
   ) {
     lines.push(
       'A word’s weight on itself is hatched and left out of the colour scale: without learned weights a word matches itself most (x·x = |x|², and x·y ≤ |x||y|), which would drown every other link.',
@@ -226,19 +197,12 @@ function writeBlankButtons(box, result, onBlank) {
  * caption: lines naming the source (layer and head; each trained head's measured caption), the settings
  * in force and the story line, notes: optionNotes' lines }.
  */
-export function captionOf(state, result, { imported, story }) {
-  const view = state.view,
+export function captionOf(state, result, { imported, extra }) {
+  const view = viewNamed(state.view),
     t = result.tokens,
     m = result.model;
-  const heads = view === 'heads' ? result.heads(state.heads, state.seed) : null;
-  const title =
-    view === 'steps'
-      ? `Self-attention step by step: ${named(t, wordOf(state, result))}`
-      : view === 'compare'
-        ? `One word in two sentences: ${named(t, wordOf(state, result))}`
-        : heads
-          ? `${heads.maps.length} attention heads`
-          : `Self-attention weights${view === 'lines' ? ', as lines' : ''}`;
+  const heads = view.drawnHeads?.(state, result) ?? null;
+  const title = view.title?.(state, result, named(t, wordOf(state, result))) ?? 'Self-attention weights';
   let source;
   if (imported) {
     const { layer, layers, head, heads: H } = result.imported;
@@ -275,14 +239,10 @@ export function captionOf(state, result, { imported, story }) {
     source,
     ...(heads?.maps ?? []).filter((x) => x.caption).map((x) => `${x.title[0].toUpperCase()}${x.title.slice(1)}: ${x.caption}.`),
     settings.length ? `${settings.join('; ')}.` : '',
-    heads ? '' : (story ?? storyOf(state, result)),
+    heads ? '' : storyOf(state, result, extra),
     result.total ? `The text has ${count(result.total)} tokens; the figure shows the first ${count(result.cap)}.` : '',
   ].filter(Boolean);
   const sentence =
-    imported || result.kind === 'seed003'
-      ? t.map((x) => x.text).join(' ')
-      : view === 'compare'
-        ? `${state.sentence} / ${state.sentence2}`
-        : state.sentence;
+    imported || result.kind === 'seed003' ? t.map((x) => x.text).join(' ') : (view.captionSentence?.(state) ?? state.sentence);
   return { title, sentence, caption, notes: optionNotes(state, result, { imported }) };
 }

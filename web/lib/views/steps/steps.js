@@ -2,9 +2,9 @@
 // scores, softmax weights, and the output row) with the core's own numbers (the Result's steps.scores,
 // steps.scaled, weights and output). Nothing is recomputed here. Rows are kept between redraws (only
 // changed text is written); a long input shows a window of keys.
-import { h, svgEl as el, setAttrs as set, textWidth } from './dom.js';
-import { count, labelOf, num } from './format.js';
-import { ALL_ROWS, Pager, WINDOW, centre } from './windowing.js';
+import { h, svgEl as el, setAttrs as set, textWidth } from '../../dom.js';
+import { count, labelOf, num } from '../../format.js';
+import { ALL_ROWS, Pager, WINDOW, centre } from '../../windowing.js';
 
 const ROW = 22;
 const TOP = 64;

@@ -2,12 +2,12 @@
 // heads as a small heatmap, the attention rollout over all layers as a last row, every map on one
 // colour scale and captioned with what that head was measured to do. A map's button opens it in the
 // main heatmap (layer and head go into the state). On a phone each row scrolls sideways on its own.
-import { h } from '../dom.js';
-import { Heatmap, maxOf, offDiagonalMax } from '../heatmap/heatmap.js';
-import { drawLegend } from '../heatmap/legend.js';
-import { ROLLOUT } from '../state.js';
+import { h } from '../../dom.js';
+import { Heatmap, maxOf, offDiagonalMax } from '../../heatmap/heatmap.js';
+import { drawLegend } from '../../heatmap/legend.js';
+import { ROLLOUT, isTrained } from '../../sources.js';
 
-export class ModelView {
+class ModelView {
   /** hooks: { cell(info) on hover and focus, open({ layer, head }) when the reader opens a map } */
   constructor(hooks) {
     this.hooks = hooks;
@@ -40,7 +40,7 @@ export class ModelView {
     this.el.replaceChildren(...this.rows.map((r) => r.el));
   }
 
-  update(state, result, { width, word, legend }) {
+  draw(state, result, { width, word, legend }) {
     if (result.kind !== 'model') return 'Every layer and head: choose a trained model as the source (More options).';
     const { run, layers, heads } = result.model;
     this.#layout(layers, heads);
@@ -84,3 +84,17 @@ export class ModelView {
     for (const row of this.rows) for (const { map } of row.maps) map.restyle();
   }
 }
+
+export default {
+  name: 'model',
+  label: 'Every layer',
+  hint: 'Every layer’s heads, then the rollout. Open a map to see it large, with its steps.',
+  View: ModelView,
+  // A row of maps per layer and one for the rollout, about 400 px each with their measured captions.
+  embedHeight: (state, shown) => 320 + 400 * ((shown?.model?.layers ?? 2) + 1),
+  drawsHeads: true,
+  // Every layer × head is a trained model's view: without one it cannot be chosen.
+  available: (state, { imported } = {}) => isTrained(state.source) && !imported,
+  hideUnavailable: true,
+  settings: (applies) => ({ ...applies, layer: false, head: false }),
+};

@@ -3,9 +3,12 @@
 // (A(i)) — with a trained model, its input and a layer's output — with their cosine similarities; two sentences of the same length also get the difference of
 // their weight matrices, diverging around 0, the words that differ marked. Everything drawn comes from
 // the store's comparison (compare.js); the pictures are SVG (and the map a canvas with its own shapes),
-// so the exports hold them. Part of the on-demand compare module (index.js): the drawing helpers and
-// the Heatmap class come from the page's bundle (lib), not a second copy.
+// so the exports hold them.
 import { schemeRdBu } from 'd3-scale-chromatic';
+import { h, setAttrs, svgEl } from '../../dom.js';
+import { packHex } from '../../colour.js';
+import { format4, labelOf, num } from '../../format.js';
+import { Heatmap } from '../../heatmap/heatmap.js';
 
 const ROW = 20;
 // Red where the first sentence gives more weight, blue where the second does: d3's 11-colour RdBu
@@ -26,11 +29,9 @@ const hexLut = Array.from({ length: 256 }, (_, k) => {
 });
 const step = (f) => Math.round(Math.min(1, Math.max(0, f || 0)) * 255);
 
-/**
- * The CompareView class over the page's lib: { h, svgEl, setAttrs, packHex, format4, num, labelOf,
- * Heatmap } (dom.js, colour.js, format.js, heatmap/heatmap.js) and compareLine.
- */
-export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, labelOf, Heatmap, compareLine }) {
+/** The CompareView class (made by a function only so that its helpers share one scope). */
+function compareView() {
+  const el = svgEl;
   const pixelLut = Uint32Array.from(hexLut, packHex);
   /** The difference map's palette: f = 0.5 + v / (2 · max|v|), red above 0 (first sentence), blue below. */
   const DIVERGING = { hex: (f) => hexLut[step(f)], pixel: (f) => pixelLut[step(f)], at: (v, max) => (max > 0 ? 0.5 + v / (2 * max) : 0.5) };
@@ -138,8 +139,8 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
       this.nodes = [this.el];
     }
 
-    /** ctx: { width, legend, compare (the store's comparison) }. Returns a message instead when there is nothing to compare. */
-    update(state, result, { width, legend, compare: c }) {
+    /** ctx: { width, legend, extra (the comparison: comparison.js) }. Returns a message instead when there is nothing to compare. */
+    draw(state, result, { width, legend, extra: c }) {
       legend.replaceChildren();
       if (!c?.ok) return c?.message || 'Computing the second sentence…';
       const both = [c.rows[0], c.rows[1] ?? []];
@@ -200,3 +201,5 @@ export function compareView({ h, svgEl: el, setAttrs, packHex, format4, num, lab
 
   return CompareView;
 }
+
+export const CompareView = compareView();

@@ -4,8 +4,8 @@
 // words to each (the core's cosine search over the whole word-vector table); with a trained model,
 // its input x_i and the chosen layer's output, through the model's own embedding; two sentences of
 // the same length also get the difference of their weight matrices. Like compute.js, it reads numbers
-// from the core and never computes attention itself. Part of the on-demand compare module (index.js):
-// it gets compute and wordOf from the page's bundle rather than a second copy of them.
+// from the core and never computes attention itself.
+import { compute, wordOf } from '../../compute.js';
 
 /** How many nearest words each list shows. */
 export const NEIGHBOURS = 5;
@@ -28,10 +28,9 @@ function nearestTo(vectors, m, i, token) {
  * words differ), meaningful (the lists mean something: the output lives in the word-vector space, no
  * projections, or a trained model's stream, read through its embedding), stages (what the two lists
  * are of: stagesOf), waiting (the nearest lists wait for the whole word-vector table) }, or
- * { ok: false, message }. previous: the last one, reused where its inputs are the same. lib: the page's
- * own compute(state, sources, previous) and wordOf(state, result).
+ * { ok: false, message }. previous: the last one, reused where its inputs are the same.
  */
-export function compareOf({ compute, wordOf }, state, sources, r1, previous = null) {
+export function compareOf(state, sources, r1, previous = null) {
   if (!r1?.ok) return { ok: false, message: '' };
   if (r1.kind !== 'vectors' && r1.kind !== 'model') {
     return {

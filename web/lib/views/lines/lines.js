@@ -3,11 +3,11 @@
 // (thousands of them cost one stroke per shade, not one DOM node each); the words are SVG text the
 // keyboard can reach. Hovering or focusing a word isolates its lines. A long input shows a window of
 // words around the chosen one. Weights come from the wasm core (or an imported model).
-import { activeIn, svgEl as el, h, setAttrs, textWidth } from './dom.js';
-import { sizeCanvas, themeColours } from './colour.js';
-import { format4, labelOf } from './format.js';
-import { maxOf, offDiagonalMax } from './heatmap/heatmap.js';
-import { ALL_ROWS, Pager, WINDOW, centre, follow } from './windowing.js';
+import { activeIn, svgEl as el, h, setAttrs, textWidth } from '../../dom.js';
+import { sizeCanvas, themeColours } from '../../colour.js';
+import { format4, labelOf } from '../../format.js';
+import { maxOf, offDiagonalMax } from '../../heatmap/heatmap.js';
+import { ALL_ROWS, Pager, WINDOW, centre, follow } from '../../windowing.js';
 
 const ROW = 26;
 const TOP = 34;

@@ -1,9 +1,12 @@
 // The steps view: for the selected word, the core's raw scores, scaled scores, softmax weights (as the
 // figure draws them: down the columns when that is chosen) and the output row.
-import { h } from '../dom.js';
-import { Steps } from '../steps.js';
+import { h } from '../../dom.js';
+import { Steps } from './steps.js';
+import { wordRowsHeight } from '../embed-height.js';
 
-export class StepsView {
+const rows = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
+
+class StepsView {
   constructor() {
     this.steps = new Steps();
     this.message = h('p', { class: 'view-message' });
@@ -11,7 +14,7 @@ export class StepsView {
   }
 
   /** Returns a message instead of drawing when there are no steps (imported attention, the rollout). */
-  update(state, result, { width, word, legend }) {
+  draw(state, result, { width, word, legend }) {
     legend.replaceChildren();
     if (result.kind === 'imported')
       return 'The steps view needs the scores before the softmax; imported attention holds only the weights. Choose heatmap, lines or heads.';
@@ -37,3 +40,27 @@ export class StepsView {
     return '';
   }
 }
+
+export default {
+  name: 'steps',
+  label: 'Steps',
+  hint: 'The numbers the core computed for the selected word, stage by stage.',
+  View: StepsView,
+  embedHeight: wordRowsHeight(580, 22),
+  // Imported attention holds only the weights: there are no scores to show.
+  available: (state, { imported }) => !imported,
+  settings: (applies) => ({ ...applies, diagonal: false }),
+  title: (state, result, named) => `Self-attention step by step: ${named}`,
+  /** The weights, and the selected head's scores, scaled scores and output (−∞ as null). */
+  json(base, result) {
+    if (!result.steps || result.kind === 'model') return base;
+    return {
+      ...base,
+      steps: {
+        scores: rows(result.steps.scores),
+        scaled: rows(result.steps.scaled).map((r) => r.map((v) => (v === -Infinity ? null : v))),
+        output: rows(result.output),
+      },
+    };
+  },
+};

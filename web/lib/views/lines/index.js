@@ -1,9 +1,10 @@
 // The lines view (after BertViz's head view): query words left, keys right, a line per pair as thick
 // and opaque as its weight (Result.shown); the selected word's lines drawn alone; a word's line to
 // itself dashed and grey, out of the thickness scale, unless the reader puts the diagonal back.
-import { Lines, describeLinks } from '../lines.js';
+import { Lines, describeLinks } from './lines.js';
+import { wordRowsHeight } from '../embed-height.js';
 
-export class LinesView {
+class LinesView {
   constructor(hooks) {
     this.lines = new Lines({
       onSelect: (i) => hooks.select(i, null),
@@ -12,12 +13,22 @@ export class LinesView {
     this.nodes = [this.lines.el];
   }
 
-  update(state, result, { width, word, legend }) {
+  draw(state, result, { width, word, legend }) {
     this.lines.update({ tokens: result.tokens, weights: result.shown, selected: word, width, diagonalApart: state.diagonal === 'apart' });
     legend.replaceChildren();
+    return '';
   }
 
   restyle() {
     this.lines.restyle();
   }
 }
+
+export default {
+  name: 'lines',
+  label: 'Lines',
+  hint: 'Hover over a word, tap it, or Tab in and use the arrow keys, to keep only its lines.',
+  View: LinesView,
+  embedHeight: wordRowsHeight(580, 26),
+  title: () => 'Self-attention weights, as lines',
+};
