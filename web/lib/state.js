@@ -211,7 +211,7 @@ export function normalise(state) {
 
 /**
  * Which settings change what a view shows, per source. The controls show these and hide the others;
- * a view that cannot follow a setting in force says so (views.js notes).
+ * a view that cannot follow a setting in force says so (figure/notes.js).
  */
 export function settingsFor(state, imported = false) {
   const model = !imported && isTrained(state.source);

@@ -42,7 +42,7 @@ export class Store {
     this.trainedLoading = { decoder: null, encoder: null };
     this.shardsWanted = new Set(); // word-vector shards asked for while only the first chunk is here
     this.result = null; // the latest Result (ok or not)
-    this.compare = null; // with the compare view: the second sentence and the comparison (compare.js)
+    this.compare = null; // with the compare view: the second sentence and the comparison (compare/comparison.js)
     this.good = null; // the latest Result that was ok: views keep showing it under a 'cells' problem, or while a word's vector loads
     this.handResult = null; // with byHand: the sheet's latest result (compute.js computeHand)
     this.handGood = null; // and the latest that was ok, which the sheet keeps showing under a bad cell
