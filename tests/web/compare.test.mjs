@@ -35,7 +35,7 @@ const nodeCompare = () => ({ compareOf, compareLine });
 
 test('the comparison in node: the second sentence, the nearest words before and after, the difference', () => {
   const lib = nodeCompare();
-  const sources = { core, vectors, lm: null, imported: null, edits: null, editsVersion: 0 };
+  const sources = { core, vectors, lm: null, imported: null, edits: null };
   for (const [s1, s2, word] of [
     [CHECK, RIVER, 'bank'],
     [TRAIN, BUS, 'station'],
@@ -80,7 +80,7 @@ test('the comparison in node: the second sentence, the nearest words before and 
 test('before the whole table is here the lists say they are loading, then (if it failed) why, and the story waits', () => {
   const lib = nodeCompare();
   // The first chunk and the whole table give the same rows, so the whole table can stand in for it here.
-  const partial = { core, vectors, vectorsPartial: true, vectorsShards: new Set(), imported: null, edits: null, editsVersion: 0 };
+  const partial = { core, vectors, vectorsPartial: true, vectorsShards: new Set(), imported: null, edits: null };
   const state = apply(DEFAULTS, { sentence: TRAIN, sentence2: BUS, view: 'compare', word: 4 });
   const waiting = lib.compareOf(state, partial, compute(state, partial));
   assert.equal(waiting.ok, true);
@@ -115,7 +115,6 @@ test('with a trained model: its input and the chosen layer’s output at the wor
         trainedError: { decoder: null, encoder: null },
         imported: null,
         edits: null,
-        editsVersion: 0,
       };
       for (const layer of [0, ref.model.layers - 1]) {
         const state = apply(DEFAULTS, { source: kind, layer, head: 1, sentence: CHECK, sentence2: RIVER, view: 'compare', word: 6 });

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULTS, apply } from '../../web/lib/state.js';
 import { HEAD_SHARPNESS, SEED003, compute, wordOf } from '../../web/lib/compute.js';
+import { frozenCells, withCell } from '../../web/lib/cells.js';
 import { identityWeights, mulberry32, multiHeadWeights, xavierUniform } from '../../web/lib/rng.js';
 import { reference } from './harness.mjs';
 
@@ -23,7 +24,6 @@ const sources = () => ({
   trainedError: { decoder: null, encoder: null },
   imported: null,
   edits: null,
-  editsVersion: 0,
 });
 const same = (a, b, where, tol = 0) => {
   assert.equal(a.rows, b.rows, `${where}: rows`);
@@ -89,17 +89,16 @@ test('projections: identity, seeded random, edited (with a bad cell), and seed 0
   );
   // Edited weights: the reader's strings, parsed; a cell that is not a number is named and nothing is computed.
   const text = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols), String));
-  const edits = {
+  const edits = frozenCells({
     Wq: text(I),
     Wk: text(I),
     Wv: text(I),
     bq: [['0', '0', '0', '1']],
     bk: [['0', '0', '0', '0']],
     bv: [['0', '0', '0', '0']],
-  };
-  edits.Wq[0][1] = '−2';
+  });
   const state = apply(DEFAULTS, { weights: 'edited', bias: true });
-  const edited = compute(state, { ...sources(), edits, editsVersion: 1 });
+  const edited = compute(state, { ...sources(), edits: withCell(edits, 'Wq', 0, 1, '−2') });
   const Wq = { rows: I.rows, cols: 4, data: I.data.slice() };
   Wq.data[1] = -2;
   same(
@@ -107,8 +106,7 @@ test('projections: identity, seeded random, edited (with a bad cell), and seed 0
     core.attention(X, { Wq, Wk: I, Wv: I, bq: [0, 0, 0, 1], bk: [0, 0, 0, 0], bv: [0, 0, 0, 0] }, { score: 'scaled_dot' }).weights,
     'edited',
   );
-  edits.Wk[2][3] = 'abc';
-  const bad = compute(state, { ...sources(), edits, editsVersion: 2 });
+  const bad = compute(state, { ...sources(), edits: withCell(edits, 'Wk', 2, 3, 'abc') });
   assert.deepEqual([bad.ok, bad.kind], [false, 'cells']);
   assert.match(bad.message, /^W_K\[3, 4\] is not a number/);
   // Seed 003: its inputs, its weights, unscaled scores as the article computes them, and its rounding.
@@ -162,6 +160,30 @@ test('one computation per change: a change that does not alter the numbers reuse
   // The word the story and the selected-word views use when the reader has chosen none: the query with
   // the strongest link to another word (train, on the default sentence).
   assert.equal(wordOf(state, first), 1);
+});
+
+test('edited weights count by identity: the same object reuses the Result, an edit (a new object) recomputes', () => {
+  const text = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols), String));
+  const I = identityWeights(vectors.dim, 4),
+    zeros = [['0', '0', '0', '0']];
+  const edits = frozenCells({ Wq: text(I), Wk: text(I), Wv: text(I), bq: zeros, bk: zeros, bv: zeros });
+  const state = apply(DEFAULTS, { weights: 'edited' });
+  const first = compute(state, { ...sources(), edits });
+  assert.equal(first.edits, edits, 'the Result says which edits it used');
+  assert.equal(compute(apply(state, { word: 2 }), { ...sources(), edits }, first), first, 'same edits object: reused');
+  const next = withCell(edits, 'Wq', 0, 1, '2');
+  assert.equal(edits.Wq[0][1], '0', 'the edit left the old object as it was');
+  assert.equal(next.Wk, edits.Wk, 'the matrices the edit did not touch are shared');
+  assert.throws(() => {
+    next.Wq[0][1] = '5';
+  }, TypeError);
+  const second = compute(state, { ...sources(), edits: next }, first);
+  assert.notEqual(second, first, 'a new edits object: recomputed');
+  assert.notDeepEqual(Array.from(second.steps.weights.data), Array.from(first.steps.weights.data));
+  // Another mode does not care which edits the store holds.
+  const identity = compute(apply(state, { weights: 'identity' }), { ...sources(), edits });
+  assert.equal(identity.edits, null);
+  assert.equal(compute(apply(state, { weights: 'identity' }), { ...sources(), edits: next }, identity), identity);
 });
 
 test('problems are results, never exceptions: no words, not loaded yet, a failed load', () => {

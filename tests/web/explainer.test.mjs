@@ -497,6 +497,73 @@ test('by hand: column convention, shortcuts beside exact values, editable cells,
   }
 });
 
+test('what the reader edits lives in the store: each edit a new frozen object, the sheet drawn from the store’s numbers', async () => {
+  const { page, problems } = await open();
+  try {
+    // Edited weights: the first edit makes them "edited"; the next replaces the store's edits object and
+    // leaves the one before as it was.
+    await page.selectOption('#x-mode', 'identity');
+    await onScreen(page, 'step-weights');
+    const cell = (name, r, c) => page.locator(`#walkthrough table[data-name="${name}"] input[data-row="${r}"][data-col="${c}"]`);
+    await cell('W_Q', 0, 1).fill('2');
+    await page.waitForFunction(() => window.attentionWalkthrough.store.sources.edits?.Wq[0][1] === '2');
+    assert.equal(await page.evaluate(() => window.attentionWalkthrough.store.state.weights), 'edited');
+    const first = await page.evaluateHandle(() => window.attentionWalkthrough.store.sources.edits);
+    await cell('W_K', 1, 1).fill('0.5');
+    await page.waitForFunction((old) => window.attentionWalkthrough.store.sources.edits !== old, first);
+    const seen = await page.evaluate((old) => {
+      const store = window.attentionWalkthrough.store,
+        now = store.sources.edits;
+      return {
+        oldK: old.Wk[1][1],
+        oldFrozen: Object.isFrozen(old) && Object.isFrozen(old.Wk) && Object.isFrozen(old.Wk[1]),
+        nowQ: now.Wq[0][1],
+        nowK: now.Wk[1][1],
+        sharedV: now.Wv === old.Wv,
+        drawnFrom: store.result.edits === now,
+      };
+    }, first);
+    assert.deepEqual(seen, { oldK: '1', oldFrozen: true, nowQ: '2', nowK: '0.5', sharedV: true, drawnFrom: true });
+
+    // The by-hand sheet: typing keeps the reader's cell (the cells are not rebuilt under it) and its
+    // numbers are the store's.
+    const x = page.locator('#by-hand table[data-name="X"] input[data-row="0"][data-col="0"]');
+    await x.evaluate((el) => (el.dataset.mark = 'typed in'));
+    await x.fill('3');
+    await page.waitForFunction(() => window.attentionWalkthrough.store.handResult?.values.X[0][0] === '3');
+    assert.equal(await x.getAttribute('data-mark'), 'typed in', 'the same cell, not a rebuilt one');
+    assert.equal(await page.evaluate(() => document.activeElement.getAttribute('aria-label')), 'X row 1, column 1');
+
+    // Numbers sent to the store from elsewhere redraw the cells and the results from them.
+    await page.evaluate(() => {
+      const store = window.attentionWalkthrough.store,
+        hand = store.sources.hand;
+      store.setHand({ ...hand, Wv: hand.Wv.map((row, r) => row.map((v, c) => (r === 2 && c === 5 ? '4' : v))) });
+    });
+    const wv = page.locator('#by-hand table[data-name="W_V"] input[data-row="2"][data-col="5"]');
+    await page.waitForFunction(
+      () => document.querySelector('#by-hand table[data-name="W_V"] input[data-row="2"][data-col="5"]').value === '4',
+    );
+    assert.equal(await x.inputValue(), '3', 'the rebuilt cells hold the store’s numbers');
+    const numbers = (rows) => rows.map((row) => row.map(Number));
+    const hand = await page.evaluate(() => window.attentionWalkthrough.store.sources.hand);
+    const want = core.attentionByColumns(numbers(hand.X), { Wq: numbers(hand.Wq), Wk: numbers(hand.Wk), Wv: numbers(hand.Wv) }, {});
+    assert.equal(hand.Wv[2][5], '4');
+    assertTable(await readTable(page, 'exact-output', '#by-hand'), want.output, 'Z exact, from the store’s numbers');
+
+    // "Back to the example numbers" is one more replacement through the store.
+    await page.click('#hand-reset');
+    await page.waitForFunction(
+      () => document.querySelector('#by-hand table[data-name="X"] input[data-row="0"][data-col="0"]').value === '1',
+    );
+    assert.equal(await wv.inputValue(), '1');
+    assert.equal(await page.evaluate(() => window.attentionWalkthrough.store.handResult.ok), true);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
 test('phone width: the explainer fits (no page-wide horizontal scroll) and the RNN note is there', async () => {
   const { page, problems } = await open('', 390);
   try {

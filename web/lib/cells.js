@@ -26,3 +26,21 @@ export function badCells(named) {
 export function numericMatrix(rows) {
   return { rows: rows.length, cols: rows[0].length, data: Float32Array.from(rows.flat(), parseCell) };
 }
+
+/**
+ * Matrices ({ name: rows of strings }) frozen all the way down, so no one can edit in place what the
+ * store holds: a change is a new object (withCell). Returns `named`.
+ */
+export function frozenCells(named) {
+  for (const rows of Object.values(named)) {
+    for (const row of rows) Object.freeze(row);
+    Object.freeze(rows);
+  }
+  return Object.freeze(named);
+}
+
+/** `named` with cell (r, c) of matrix `name` set to `value`: a new, frozen object sharing every other row. */
+export function withCell(named, name, r, c, value) {
+  const rows = named[name].map((row, i) => (i === r ? row.map((v, j) => (j === c ? value : v)) : row));
+  return frozenCells({ ...named, [name]: rows });
+}

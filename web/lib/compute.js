@@ -2,7 +2,8 @@
 // all of it from the wasm core. Views read the Result and never call the core themselves.
 //
 // Result (ok: true):
-//   kind       'vectors' | 'seed003' | 'model' | 'imported';  key: what it was computed from
+//   kind       'vectors' | 'seed003' | 'model' | 'imported';  key: what it was computed from; edits: the
+//              edited weights it used (the store's object itself, compared by identity), else null
 //   tokens     [{ text, lookup, matched }] and labels (as the views print them); T; total: the text's
 //              token count when it was cut to `cap` tokens (else null)
 //   X, d       the inputs (T × d): word vectors, seed 003's rows, or the model's stream entering the layer
@@ -25,7 +26,7 @@
 // the word-vector shards the sentence's words need, which the store fetches), typing? (those of them only
 // the last word needs while it may still be being typed: the text ends inside it) }.
 import { AttentionError } from './loader.js';
-import { badCells, numericMatrix, parseCell } from './cells.js';
+import { badCells, frozenCells, numericMatrix, parseCell } from './cells.js';
 import { labelOf } from './format.js';
 import { HEAD_SHARPNESS, identityWeights, multiHeadWeights, mulberry32, xavierUniform } from './rng.js';
 
@@ -71,6 +72,9 @@ export const SEED003 = Object.freeze({
 });
 
 const asMatrix = (rows) => ({ rows: rows.length, cols: rows[0].length, data: Float32Array.from(rows.flat()) });
+/** Matrices of numbers ({ name: rows }) as editable cells hold them: rows of strings, frozen. */
+const asCells = (named) =>
+  frozenCells(Object.fromEntries(Object.entries(named).map(([k, rows]) => [k, rows.map((row) => row.map(String))])));
 const once = (make) => {
   let value,
     made = false;
@@ -109,19 +113,28 @@ function keyOf(state, sources) {
     s.dk,
     s.bias,
     s.weights === 'random' ? s.seed : '',
-    s.weights === 'edited' ? sources.editsVersion : '',
   ].join('\u0001');
+}
+
+/**
+ * The edited weights a result computed from the state would use, else null. They count by identity,
+ * not in the key: the store replaces them with a new object at every edit (store.setEdits), so the
+ * same object means the same cells.
+ */
+function editsOf(state, sources) {
+  return state.weights === 'edited' && !sources.imported && !isTrained(state.source) ? sources.edits : null;
 }
 
 /**
  * Computes (or reuses `previous`, when the same inputs) everything the views draw.
  * sources: { core, vectors, trained: { decoder, encoder: { core, model } | null }, imported: parsed attention
- *            | null, edits: { Wq, Wk, Wv, bq, bk, bv } as rows of strings, editsVersion, vectorsError,
+ *            | null, edits: { Wq, Wk, Wv, bq, bk, bv } as rows of strings (replaced, never changed), vectorsError,
  *            trainedError: { decoder, encoder } }
  */
 export function compute(state, sources, previous = null) {
-  const key = keyOf(state, sources);
-  if (previous?.ok && previous.key === key) return previous;
+  const key = keyOf(state, sources),
+    edits = editsOf(state, sources);
+  if (previous?.ok && previous.key === key && (previous.edits ?? null) === edits) return previous;
   try {
     if (sources.imported) return importedResult(state, sources.imported, key);
     if (isTrained(state.source)) {
@@ -132,7 +145,7 @@ export function compute(state, sources, previous = null) {
     }
     if (!sources.vectors) return notYet(sources.vectorsError, 'the attention core or the word vectors');
     if (state.input === 'sentence' && !state.sentence.trim()) return empty();
-    return vectorResult(state, sources, key);
+    return Object.assign(vectorResult(state, sources, key), { edits });
   } catch (err) {
     if (err instanceof CellError) return { ok: false, kind: 'cells', cells: err.cells, message: cellMessage(err.cells) };
     if (!(err instanceof AttentionError)) throw err;
@@ -486,8 +499,11 @@ export function wordOf(state, result) {
 }
 
 // ---- the by-hand sheet --------------------------------------------------------------------------------
-/** The by-hand sheet's example (seeds 001/004's layout): 4 tokens as columns of a 6×4 X, 3×6 weights. */
-export const HAND_DEFAULT = Object.freeze({
+/**
+ * The by-hand sheet's example (seeds 001/004's layout): 4 tokens as columns of a 6×4 X, 3×6 weights,
+ * as the store holds the sheet's numbers: rows of strings (what the reader types), frozen.
+ */
+export const HAND_DEFAULT = asCells({
   X: [
     [1, 0, 1, 0],
     [0, 2, 0, 1],
@@ -516,10 +532,16 @@ export const HAND_DEFAULT = Object.freeze({
 /**
  * The by-hand sheet in the column convention (core.attentionByColumns): with the sheet's shortcuts
  * (floor(x/2) for ÷√3, 3^x for e^x) and exactly, plus the 3^x powers and column sums of the shortcut
- * softmax (core.softmaxBase3Terms). values: { X, Wq, Wk, Wv } as rows of strings.
- * → { ok: true, hand, exact, powers, sums } or { ok: false, message }.
+ * softmax (core.softmaxBase3Terms). values: { X, Wq, Wk, Wv } as rows of strings, which the store
+ * replaces rather than changes: `previous` is reused while it was computed from the same object.
+ * → { ok: true, values, X, W, hand, exact, powers, sums } or { ok: false, values, kind, message }.
  */
-export function computeHand(core, values) {
+export function computeHand(core, values, previous = null) {
+  if (previous?.values === values) return previous;
+  return { ...handFrom(core, values), values };
+}
+
+function handFrom(core, values) {
   const bad = badCells({ X: values.X, W_Q: values.Wq, W_K: values.Wk, W_V: values.Wv });
   if (bad.length) return { ok: false, kind: 'cells', message: `${cellMessage(bad).replace('weights', 'numbers')}` };
   try {

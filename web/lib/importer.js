@@ -3,7 +3,7 @@
 //   { "tokens": [T strings], "attentions": layers × heads × T × T }
 // (also accepted: layers × 1 × heads × T × T with its batch of one, heads × T × T, T × T, or the bare
 // nested array with the tokens given separately). Every problem is reported by position.
-// As many tokens as the figure draws from text (core.js MAX_TOKENS; a long input is shown through a
+// As many tokens as the figure draws from text (compute.js MAX_TOKENS; a long input is shown through a
 // window), within a budget of numbers in all (a 1,024-token file holds at most 3 layers × 1 head).
 export const MAX_IMPORT_TOKENS = 1024;
 const MAX_NUMBERS = 4_000_000;

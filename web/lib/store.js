@@ -1,10 +1,13 @@
 // The one store a figure (and the page's whole lesson) renders from: the state, what the reader brought
 // that has no place in a URL (imported attention, edited weights, the by-hand sheet's numbers), what
-// is loaded, and the one Result computed from all of it (compute.js). Every change goes through set();
-// it recomputes once and tells every subscriber, which redraws from (state, result). Nothing else
-// holds a copy of the sentence or computes anything.
+// is loaded, and the one Result computed from all of it (compute.js), with the by-hand sheet's result
+// beside it on the page. Every change goes through set() (or setImported, setEdits, setHand for what the
+// reader brought, each replaced by a new object, never changed in place); it recomputes once and tells
+// every subscriber, which redraws from (state, result). Nothing else holds a copy of the sentence or
+// computes anything.
 import { loadCore, loadEncoder, loadFirstVectors, loadModel, loadShardedVectors, loadVectors } from './loader.js';
-import { compute } from './compute.js';
+import { HAND_DEFAULT, compute, computeHand } from './compute.js';
+import { frozenCells } from './cells.js';
 import { DEFAULTS, apply, isTrained } from './state.js';
 import { isAvailable, viewNamed } from './views/registry.js';
 
@@ -19,7 +22,10 @@ const MAX_SHARDS = 32;
 const TYPING_PAUSE_MS = 250;
 
 export class Store {
-  /** options: { preloadVectors (load the word vectors even when the model is shown) } */
+  /**
+   * options: { preloadVectors (load the word vectors even when the model is shown), byHand (the page's
+   * by-hand sheet: hold its numbers, starting from the example, and compute its result with the rest) }
+   */
   constructor(initial = {}, options = {}) {
     this.state = apply(DEFAULTS, initial);
     this.options = options;
@@ -28,17 +34,18 @@ export class Store {
       vectors: null,
       trained: { decoder: null, encoder: null }, // { core, model, timing } once loaded
       imported: null,
-      edits: null,
-      editsVersion: 0,
+      edits: null, // the walkthrough's edited weights: { Wq, Wk, Wv, bq, bk, bv } as rows of strings (setEdits)
+      hand: options.byHand ? HAND_DEFAULT : null, // the by-hand sheet's numbers: { X, Wq, Wk, Wv } as rows of strings (setHand)
       vectorsError: null,
       trainedError: { decoder: null, encoder: null },
     };
     this.trainedLoading = { decoder: null, encoder: null };
     this.shardsWanted = new Set(); // word-vector shards asked for while only the first chunk is here
-    this.parts = []; // more computations from the same sources (derive())
     this.result = null; // the latest Result (ok or not)
     this.extra = null; // the shown view's extra numbers, if it has any (views/registry.js extra: the compare view's second sentence)
     this.good = null; // the latest Result that was ok: views keep showing it under a 'cells' problem, or while a word's vector loads
+    this.handResult = null; // with byHand: the sheet's latest result (compute.js computeHand)
+    this.handGood = null; // and the latest that was ok, which the sheet keeps showing under a bad cell
     this.typedAt = -Infinity; // when a keystroke last changed the sentence (performance.now())
     this.listeners = new Set();
     this.started = false;
@@ -65,23 +72,22 @@ export class Store {
     this.update();
   }
 
-  /** Edited weights (rows of strings): set once when editing starts, then mutated in place by the editors; bump() after each edit. */
-  setEdits(edits) {
-    this.sources.edits = edits;
-    this.bumpEdits();
-  }
-
-  bumpEdits() {
-    this.sources.editsVersion++;
-  }
-
   /**
-   * Adds a computation that runs after the main one on every change, from the same loaded sources
-   * (the page's by-hand sheet): part(sources, store). It keeps its own results on the store.
+   * The reader's weights, W_Q, W_K, W_V and biases ({ Wq, Wk, Wv, bq, bk, bv } as rows of strings), in
+   * place of the last: a new object per edit (cells.withCell), frozen here, so the object before the edit
+   * still holds what it held and the computation tells them apart by identity. The weights become
+   * "edited" in the same change: one recompute.
    */
-  derive(part) {
-    this.parts.push(part);
-    if (this.result) part(this.sources, this);
+  setEdits(next) {
+    this.sources.edits = frozenCells(next);
+    this.state = apply(this.state, { weights: 'edited' });
+    this.update();
+  }
+
+  /** The by-hand sheet's numbers ({ X, Wq, Wk, Wv } as rows of strings) in place of the last, as setEdits: one recompute. */
+  setHand(next) {
+    this.sources.hand = frozenCells(next);
+    this.update();
   }
 
   /** Imported attention (importer.parseAttention's result) replaces the computed source until cleared. */
@@ -121,10 +127,21 @@ export class Store {
     // The view's extra numbers from the same sources (the compare view's second sentence), reusing the last where they match.
     const extra = viewNamed(this.state.view).extra;
     this.extra = extra ? extra(this.state, this.sources, this.shown, this.extra) : null;
-    for (const part of this.parts) part(this.sources, this);
+    this.#computeHand();
     this.timing = { compute: performance.now() - started };
     for (const listener of this.listeners) listener(this.state, this.result, this);
     this.timing.total = performance.now() - started;
+  }
+
+  /**
+   * The by-hand sheet's result, in the same recompute as the figure's: again only when its numbers were
+   * replaced (computeHand reuses the last otherwise), and once the core is here.
+   */
+  #computeHand() {
+    const s = this.sources;
+    if (!s.hand || !s.core) return;
+    this.handResult = computeHand(s.core, s.hand, this.handResult);
+    if (this.handResult.ok) this.handGood = this.handResult;
   }
 
   /** The result views draw: the latest, or under a bad edited cell (or while a word's vector loads) the last good one. */

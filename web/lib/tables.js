@@ -110,9 +110,10 @@ function pick(n, limit, keep) {
 }
 
 /**
- * An editable matrix: values is an array of rows of strings/numbers (mutated on input).
- * onChange() after every edit; cells that are not numbers get aria-invalid and the class "bad".
- * Returns the wrapper; wrapper.bad() lists the invalid cells as "name[r, c]".
+ * An editable matrix: values is an array of rows of strings/numbers, read once and never written.
+ * onChange(r, c, text) after every edit, so the owner makes its new values (cells.withCell); cells that
+ * are not numbers get aria-invalid and the class "bad".
+ * Returns the wrapper (compute.js names the invalid cells: cells.badCells).
  */
 export function editTable(values, { caption, name, rowLabels, colLabels, onChange }) {
   const table = h('table', { class: 'matrix edit', 'data-name': name });
@@ -146,9 +147,8 @@ export function editTable(values, { caption, name, rowLabels, colLabels, onChang
       };
       mark();
       input.addEventListener('input', () => {
-        values[r][c] = input.value;
         mark();
-        onChange?.();
+        onChange?.(r, c, input.value);
       });
       input.addEventListener('keydown', (e) => {
         const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0] }[e.key];

@@ -2,28 +2,20 @@
 // convention, 4 tokens as columns of a 6×4 X, 3×6 weights, Q = W_Q·X, K = W_K·X, V = W_V·X, scores KᵀQ,
 // softmax down each column, Z = V·A; the sheet's shortcuts (floor(x/2) for ÷√3, 3^x for e^x, with the
 // powers and column sums written out) beside the exact values. Its numbers live in the page's store
-// (editable here), its results come from the core (store.handResult), and "Print the worksheet" prints
-// them as a worksheet with an answer key (worksheet.js).
+// (store.sources.hand, edited here through store.setHand), the store computes its result with the rest
+// (store.handResult, and store.handGood under a bad cell), and "Print the worksheet" prints them as a
+// worksheet with an answer key (worksheet.js).
 import { h } from '../dom.js';
 import { drawLegend } from '../heatmap/legend.js';
-import { HAND_DEFAULT, computeHand } from '../compute.js';
+import { HAND_DEFAULT } from '../compute.js';
+import { withCell } from '../cells.js';
 import { formula, frac, mi, mo, mrow, sqrt, sub, sup } from '../math.js';
 import { editTable, matrixTable } from '../tables.js';
 import { FEATURES, QK_ROWS, TOKENS, Worksheet } from './worksheet.js';
 
-const copy = (values) => Object.fromEntries(Object.entries(values).map(([k, rows]) => [k, rows.map((r) => r.map(String))]));
-
 export class ByHand {
   constructor(root, { store }) {
     this.store = store;
-    // The sheet's numbers (rows of strings, edited in place) and the store's computation of them.
-    this.values = copy(HAND_DEFAULT);
-    this.version = 0;
-    store.derive((sources) => {
-      if (!sources.core || this.result?.version === this.version) return;
-      this.result = { ...computeHand(sources.core, this.values), version: this.version };
-      if (this.result.ok) this.good = this.result;
-    });
     const e = (this.els = {});
     e.message = h('p', { class: 'x-message', role: 'alert', hidden: true });
     e.inputs = h('div', { class: 'editor-row hand-inputs' });
@@ -67,45 +59,44 @@ export class ByHand {
       e.results,
     );
     e.print.addEventListener('click', () => this.print());
-    e.reset.addEventListener('click', () => {
-      this.values = copy(HAND_DEFAULT);
-      this.#buildInputs();
-      this.#changed();
-    });
-    this.#buildInputs();
+    e.reset.addEventListener('click', () => store.setHand(HAND_DEFAULT));
     store.subscribe(() => this.render());
     this.render();
   }
 
-  /** The sheet's numbers changed: the store recomputes (once) and every view redraws. */
-  #changed() {
-    this.version++;
-    this.store.update();
-  }
-
-  #buildInputs() {
-    const v = this.values,
-      onChange = () => this.#changed();
+  /**
+   * The cells, holding the store's numbers `values`. A typed cell sends the numbers with that cell
+   * replaced to the store (which recomputes once, and every view redraws); the cells are rebuilt only
+   * when the numbers come from elsewhere (the reset), never under the reader's typing.
+   */
+  #buildInputs(values) {
+    this.inCells = values; // the numbers the cells show
+    const v = values,
+      changer = (name) => (r, c, text) => {
+        this.inCells = withCell(this.store.sources.hand, name, r, c, text);
+        this.store.setHand(this.inCells);
+      };
     this.els.inputs.replaceChildren(
       h(
         'div',
         { class: 'editor' },
-        editTable(v.X, { caption: 'X (6 features × 4 tokens)', name: 'X', rowLabels: FEATURES, colLabels: TOKENS, onChange }),
+        editTable(v.X, { caption: 'X (6 features × 4 tokens)', name: 'X', rowLabels: FEATURES, colLabels: TOKENS, onChange: changer('X') }),
       ),
       ...[
         ['Wq', 'W_Q'],
         ['Wk', 'W_K'],
         ['Wv', 'W_V'],
       ].map(([k, name]) =>
-        h('div', { class: 'editor' }, editTable(v[k], { caption: `${name} (3×6)`, name, colLabels: FEATURES, onChange })),
+        h('div', { class: 'editor' }, editTable(v[k], { caption: `${name} (3×6)`, name, colLabels: FEATURES, onChange: changer(k) })),
       ),
     );
   }
 
+  /** Draws the store's by-hand numbers and result (the last good one under a bad cell, which the message names). */
   render() {
-    const r = this.result,
-      good = this.good,
+    const { sources, handResult: r, handGood: good } = this.store,
       e = this.els;
+    if (sources.hand !== this.inCells) this.#buildInputs(sources.hand);
     e.message.hidden = !r || r.ok;
     if (r && !r.ok) e.message.textContent = r.message;
     if (!good || good === this.drawn) return;
@@ -151,7 +142,7 @@ export class ByHand {
 
   /** Prints the worksheet: givens filled, blank cells per step, then the answer key on a second page. */
   print() {
-    const good = this.good;
+    const good = this.store.handGood;
     if (!good) return;
     this.worksheet.fill(good);
     document.body.classList.add('print-worksheet');

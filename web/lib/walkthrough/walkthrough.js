@@ -38,7 +38,10 @@ export class Walkthrough {
     this.picker = new Picker((i) => set({ word: i }));
     this.steps = [
       new InputsStep(),
-      new WeightsStep(store, set),
+      new WeightsStep(store, (next) => {
+        store.setEdits(next);
+        this.onUserChange?.();
+      }),
       new QKVStep(),
       new ShapesTable(),
       new ScoresStep(),

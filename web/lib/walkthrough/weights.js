@@ -1,11 +1,13 @@
 // Step 2, "Initialise the weights": none (parameter-free), or W_Q, W_K, W_V (and biases) as editable
 // tables: identity, seeded random, seed 003's own or the reader's edits. Editing a cell makes the
-// weights "edited" for the whole page (the figure follows). With the trained model: its learnt weights
+// weights "edited" for the whole page (the figure follows): each edit sends the store a new set of
+// weights (store.setEdits), the one it replaces left as it was. With the trained model: its learnt weights
 // of the layer and head shown, read-only. Rows are named d1…d_d: they meet X's columns of those names.
 import { h, morph } from '../dom.js';
 import { num } from '../format.js';
 import { formula, mi, mn, mo, mrow, sub } from '../math.js';
 import { editTable } from '../tables.js';
+import { withCell } from '../cells.js';
 import { asRow, dimLabels, stepSection } from './kit.js';
 
 const toStrings = (mat) =>
@@ -15,10 +17,10 @@ const toStrings = (mat) =>
 const zeros = (n) => [Array(n).fill('0')];
 
 export class WeightsStep {
-  /** store: the page's store (edited weights live there); set(changes): a state change. */
-  constructor(store, set) {
+  /** store: the page's store (edited weights live there); edit(next): the reader's new weights, for the store. */
+  constructor(store, edit) {
     this.store = store;
-    this.set = set;
+    this.edit = edit;
     ({ el: this.el, body: this.body } = stepSection(2, 'step-weights', 'Initialise the weights'));
     this.body.classList.add('editors');
   }
@@ -60,23 +62,22 @@ export class WeightsStep {
             bk: zeros(dk),
             bv: zeros(dk),
           };
-    const onChange = () => {
-      if (this.store.state.weights !== 'edited') {
-        this.store.setEdits(W);
-        this.key = `edited/${d}/${dk}/${state.bias}//`;
-        this.set({ weights: 'edited' });
-      } else {
-        this.store.bumpEdits();
-        this.store.update();
-      }
+    // The first edit starts from the weights shown (the key then says "edited", so the cells stay as
+    // they are); every later one from the store's latest edits.
+    const changer = (name) => (row, col, text) => {
+      const from = this.store.state.weights === 'edited' ? this.store.sources.edits : W;
+      this.key = `edited/${d}/${dk}/${state.bias}//`;
+      this.edit(withCell(from, name, row, col, text));
     };
     const rowLabels = r.kind === 'seed003' ? null : dimLabels(d);
     const block = (name, label, k, b) =>
       h(
         'div',
         { class: 'editor' },
-        state.bias ? editTable(W[b], { caption: `b_${label} (1×${dk})`, name: `b_${label}`, rowLabels: ['b'], onChange }) : null,
-        editTable(W[k], { caption: `W_${label} (d_model × d_k = ${d}×${dk})`, name, rowLabels, onChange }),
+        state.bias
+          ? editTable(W[b], { caption: `b_${label} (1×${dk})`, name: `b_${label}`, rowLabels: ['b'], onChange: changer(b) })
+          : null,
+        editTable(W[k], { caption: `W_${label} (d_model × d_k = ${d}×${dk})`, name, rowLabels, onChange: changer(k) }),
       );
     const b = (l) => (state.bias ? [mo('+'), sub('b', l)] : []);
     this.body.replaceChildren(

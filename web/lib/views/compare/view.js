@@ -2,7 +2,7 @@
 // word's attention row as bars and its nearest vocabulary words before attention (x_i) and after
 // (A(i)) — with a trained model, its input and a layer's output — with their cosine similarities; two sentences of the same length also get the difference of
 // their weight matrices, diverging around 0, the words that differ marked. Everything drawn comes from
-// the store's comparison (compare.js); the pictures are SVG (and the map a canvas with its own shapes),
+// the store's comparison (comparison.js); the pictures are SVG (and the map a canvas with its own shapes),
 // so the exports hold them.
 import { schemeRdBu } from 'd3-scale-chromatic';
 import { h, setAttrs, svgEl } from '../../dom.js';
