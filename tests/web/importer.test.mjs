@@ -199,12 +199,19 @@ test('state: a change brings what it implies, so no combination is half-applied'
     heads: false,
     layer: true,
     head: true,
+    sentence2: false,
   });
   assert.equal(settingsFor({ ...DEFAULTS, view: 'heads' }).heads, true);
   assert.equal(settingsFor({ ...DEFAULTS, view: 'heads' }).norm, false);
   assert.equal(settingsFor({ ...DEFAULTS, view: 'steps' }).diagonal, false);
   assert.equal(settingsFor(DEFAULTS, true).score, false);
+  // Each view's own rule (views/registry.js): the compare view's second sentence; every layer has no layer or head to pick.
+  assert.equal(settingsFor({ ...DEFAULTS, view: 'compare' }).sentence2, true);
+  assert.deepEqual(pick(settingsFor({ ...DEFAULTS, source: 'encoder', view: 'model' }), 'layer', 'head'), { layer: false, head: false });
+  assert.deepEqual(pick(settingsFor({ ...DEFAULTS, source: 'encoder', view: 'heads' }), 'layer', 'head'), { layer: true, head: false });
 });
+
+const pick = (o, ...keys) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 
 test('seeded Xavier weights: deterministic, within the Xavier bound, split by columns', () => {
   const a = multiHeadWeights(50, 4, 7),

@@ -4,13 +4,13 @@
 // (store.js): every change goes to the store, which recomputes once and calls render(state, result).
 import { h } from '../dom.js';
 import { count, format4 } from '../format.js';
-import { download, toJSON, toPNG, toSVG } from '../exporter.js';
-import { themeColours } from '../colour.js';
+import { download } from '../exporter.js';
+import { FigureExports } from './exports.js';
 import { ImportError, parseAttention } from '../importer.js';
-import { CONTROLS, DEFAULTS, isTrained, toParams } from '../state.js';
+import { DEFAULTS, isTrained, toParams } from '../state.js';
 import { wordOf } from '../compute.js';
 import { Controls } from './controls.js';
-import { captionOf, optionNotes, storyOf, writePredictions, writeWordNotes } from './notes.js';
+import { optionNotes, statusOf, storyOf, writePredictions, writeWordNotes } from './notes.js';
 import { Toolbar } from './toolbar.js';
 import { viewNamed } from '../views/registry.js';
 
@@ -62,12 +62,13 @@ export class Figure {
       e.predictions,
       e.notes,
     );
+    this.exports = new FigureExports(this);
+    const x = this.exports;
     this.toolbar = new Toolbar({
-      share: () => ({ url: this.shareURL(), snippet: this.embedSnippet(), note: this.#shareNote() }),
-      svg: () => download(e.figure, new Blob([this.exportSVG()], { type: 'image/svg+xml' }), `${this.#fileStem()}.svg`),
-      png: async () => download(e.figure, await this.exportPNG(), `${this.#fileStem()}.png`),
-      json: () =>
-        download(e.figure, new Blob([JSON.stringify(this.exportJSON())], { type: 'application/json' }), `${this.#fileStem()}.json`),
+      share: () => ({ url: x.shareURL(), snippet: x.embedSnippet(), note: x.shareNote() }),
+      svg: () => download(e.figure, new Blob([x.svg()], { type: 'image/svg+xml' }), `${x.fileStem()}.svg`),
+      png: async () => download(e.figure, await x.png(), `${x.fileStem()}.png`),
+      json: () => download(e.figure, new Blob([JSON.stringify(x.json())], { type: 'application/json' }), `${x.fileStem()}.json`),
       importText: (text) => this.importAttention(text),
       problem: (text) => this.#message(text, 'error'),
     });
@@ -131,29 +132,6 @@ export class Figure {
     m.hidden = !text;
   }
 
-  #status(state, result) {
-    const s = this.store.sources;
-    if (s.imported) return '';
-    if (isTrained(state.source)) {
-      const lm = s.trained[state.source]?.model,
-        name = `Trained ${state.source}`;
-      return lm
-        ? `${name}: ${count(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
-        : s.trainedError[state.source]
-          ? `${name} not loaded.`
-          : `Loading the trained ${state.source}…`;
-    }
-    return s.vectors
-      ? s.vectorsPartial
-        ? `Word vectors: ${count(s.vectors.size)} words loaded (the most frequent and this text’s; the rest when a view needs them), ${s.vectors.dim} dimensions each.`
-        : `Vocabulary: ${count(s.vectors.size)} words, ${s.vectors.dim} dimensions each.`
-      : s.vectorsError
-        ? 'Not loaded.'
-        : s.core
-          ? 'Loading the word vectors…'
-          : 'Loading the attention core…';
-  }
-
   /**
    * Draws (state, result): the store calls this after every change. Then says what it drew: aria-busy
    * while something it draws from is on its way, and data-drawn, the state (as URL parameters) that the
@@ -172,7 +150,7 @@ export class Figure {
     const e = this.els,
       store = this.store,
       imported = store.sources.imported;
-    this.controls.update(state, store.shown, { allowed: this.allowed, imported, status: this.#status(state, result) });
+    this.controls.update(state, store.shown, { allowed: this.allowed, imported, status: statusOf(state, store.sources) });
     this.toolbar.update(this.allowed, { importMessage: this.importMessage });
     const shown = store.shown;
     if (!shown) {
@@ -305,88 +283,30 @@ export class Figure {
     this.#message(text);
   }
 
-  // ---- share and export --------------------------------------------------------------------------
-  /** The full page's URL reproducing this state. */
-  shareURL({ embed = false } = {}) {
-    const url = new URL(this.options.shareBase?.() ?? location.href);
-    const params = toParams({ ...this.store.state, tour: null });
-    const theme = [...this.els.figure.classList].find((c) => c.startsWith('theme-'))?.slice(6);
-    if (theme && theme !== 'auto') params.set('theme', theme);
-    if (embed) {
-      params.set('embed', '1');
-      // The frame shows the controls this figure shows (all: no parameter needed).
-      const shown = CONTROLS.filter((c) => this.allowed.has(c));
-      if (shown.length < CONTROLS.length) params.set('controls', shown.join(' ') || 'none');
-    }
-    url.search = params.toString();
-    url.hash = '';
-    return url.href;
+  // ---- share and export (exports.js) ------------------------------------------------------------
+  /** The full page's URL reproducing this state (embed: the figure alone, for an iframe). */
+  shareURL(options) {
+    return this.exports.shareURL(options);
   }
 
-  /**
-   * An iframe snippet for the embed URL. Its height is the view's (views/registry.js embedHeight): it
-   * shows the view without a scrollbar at an article's width. A parent that listens (README.md) fits the frame exactly.
-   */
+  /** An iframe snippet for the embed URL, as tall as the view needs. */
   embedSnippet() {
-    const state = this.store.state;
-    const height = viewNamed(state.view).embedHeight(state, this.store.shown);
-    const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
-    return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
-  }
-
-  #shareNote() {
-    if (this.store.sources.imported)
-      return 'Imported weights are not part of the link: it shows the word-vector figure with these settings.';
-    return this.store.state.weights === 'edited'
-      ? 'Weights edited by hand are not part of the link: it opens with random weights of the same seed.'
-      : '';
-  }
-
-  #fileStem() {
-    const words = this.store.shown
-      ? this.store.shown.tokens
-          .slice(0, 4)
-          .map((t) => t.text.replace(/[^\p{L}\p{N}]+/gu, ''))
-          .filter(Boolean)
-      : [];
-    return ['attention', this.store.state.view, ...words].join('-').slice(0, 60);
-  }
-
-  /** What the exporter needs: the view's and the legend's SVGs as drawn, the words around them, the theme. */
-  #exportable() {
-    const e = this.els,
-      shown = this.store.shown;
-    const svgs = [...e.viewBox.querySelectorAll('svg'), ...e.legend.querySelectorAll('svg')].filter(
-      (s) => s.getBoundingClientRect().width > 0,
-    );
-    if (!shown || !svgs.length) throw new Error('there is no figure to export');
-    return {
-      svgs,
-      words: captionOf(this.store.state, shown, { imported: this.store.sources.imported, extra: this.store.extra }),
-      colours: themeColours(e.figure),
-      font: getComputedStyle(e.figure).fontFamily,
-    };
+    return this.exports.embedSnippet();
   }
 
   /** The figure as standalone SVG text, with its title, sentence and caption. */
   exportSVG() {
-    return toSVG(this.#exportable());
+    return this.exports.svg();
   }
 
-  /** The figure as a PNG Blob, at twice the screen's pixels by default (4× CSS pixels on a 2× screen). */
-  exportPNG(scale = 2 * (devicePixelRatio || 1)) {
-    return toPNG(this.#exportable(), scale);
+  /** The figure as a PNG Blob, at twice the screen's pixels by default. */
+  exportPNG(scale) {
+    return this.exports.png(scale);
   }
 
-  /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings, title, sentence, caption } (importable again). */
+  /** The numbers as JSON-ready data (importable again). */
   exportJSON() {
-    const { store } = this;
-    if (!store.shown) throw new Error('there is no figure to export');
-    const { state, shown, extra } = store;
-    const { title, sentence, caption } = captionOf(state, shown, { imported: store.sources.imported, extra });
-    const base = toJSON(shown, state);
-    const numbers = viewNamed(state.view).json?.(base, shown, state, extra) ?? base;
-    return { ...numbers, title, sentence, caption: caption.join(' ') };
+    return this.exports.json();
   }
 
   /** The figure's state (for tests and the widget's `state` property). */

@@ -5,7 +5,7 @@
 import { h, setAttrs, svgEl } from '../dom.js';
 import { wordOf } from '../compute.js';
 import { count, num } from '../format.js';
-import { ROLLOUT, SCORE_NAMES, settingsFor } from '../state.js';
+import { ROLLOUT, SCORE_NAMES, isTrained, settingsFor } from '../state.js';
 import { viewNamed } from '../views/registry.js';
 import { named, strongest, weight } from '../words.js';
 
@@ -245,4 +245,27 @@ export function captionOf(state, result, { imported, extra }) {
   const sentence =
     imported || result.kind === 'seed003' ? t.map((x) => x.text).join(' ') : (view.captionSentence?.(state) ?? state.sentence);
   return { title, sentence, caption, notes: optionNotes(state, result, { imported }) };
+}
+
+/** The status line: what the figure's source is, or what is still loading. */
+export function statusOf(state, s) {
+  if (s.imported) return '';
+  if (isTrained(state.source)) {
+    const lm = s.trained[state.source]?.model,
+      name = `Trained ${state.source}`;
+    return lm
+      ? `${name}: ${count(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
+      : s.trainedError[state.source]
+        ? `${name} not loaded.`
+        : `Loading the trained ${state.source}…`;
+  }
+  return s.vectors
+    ? s.vectorsPartial
+      ? `Word vectors: ${count(s.vectors.size)} words loaded (the most frequent and this text’s; the rest when a view needs them), ${s.vectors.dim} dimensions each.`
+      : `Vocabulary: ${count(s.vectors.size)} words, ${s.vectors.dim} dimensions each.`
+    : s.vectorsError
+      ? 'Not loaded.'
+      : s.core
+        ? 'Loading the word vectors…'
+        : 'Loading the attention core…';
 }

@@ -4,18 +4,18 @@
 // labelled window of it, with an overview of the whole matrix to move the window (overview.js).
 // Only presentation lives here; user text reaches the DOM through textContent/setAttribute only.
 // Used by the heatmap view, each map of the heads view (compact) and the walkthrough's multi-head maps.
-import { h, svgEl as el, setAttrs, textWidth, uniqueId } from '../dom.js';
-import { inkOn, packHex, sizeCanvas, themeColours, viridis, viridisPixel } from '../colour.js';
-
-/** The colour scale of attention weights: viridis of weight / max (the default palette). */
-export const VIRIDIS = { hex: viridis, pixel: viridisPixel, at: (v, max) => (max > 0 ? v / max : 0) };
-import { cellText, labelOf } from '../format.js';
-import { ALL_ROWS, WINDOW, centre, clamp } from '../windowing.js';
+import { h, svgEl as el, setAttrs, uniqueId } from '../dom.js';
+import { themeColours, viridis, viridisPixel } from '../colour.js';
+import { labelOf } from '../format.js';
+import { centre, clamp } from '../windowing.js';
 import { attachGrid } from './grid.js';
+import { layoutOf, labelWidths } from './layout.js';
+import { paintCells } from './paint.js';
 import { attachOverview } from './overview.js';
 import { attachTable } from './table.js';
 
-const MIN_CELL = 18; // px: below this the labels collide, so narrow screens get fewer columns
+/** The colour scale of attention weights: viridis of weight / max (the default palette). */
+export const VIRIDIS = { hex: viridis, pixel: viridisPixel, at: (v, max) => (max > 0 ? v / max : 0) };
 
 /** The largest entry of a matrix's data (0 for none). */
 export function maxOf(data) {
@@ -29,20 +29,6 @@ export function offDiagonalMax(data, T) {
   let max = 0;
   for (let i = 0; i < data.length; i++) if (i % (T + 1) !== 0 && data[i] > max) max = data[i];
   return T > 1 ? max : maxOf(data);
-}
-
-/** Widths of the longest label at a font size, cached per list of labels. */
-function labelWidths(labels, family) {
-  const cache = new Map();
-  return (fontPx) => {
-    if (!cache.has(fontPx)) {
-      const font = `${fontPx}px ${family}`;
-      let w = 0;
-      for (const l of labels) w = Math.max(w, textWidth(l, font));
-      cache.set(fontPx, Math.ceil(w));
-    }
-    return cache.get(fontPx);
-  };
 }
 
 /** Keeps `pool` at n SVG text nodes inside parent (adding or removing at the end). */
@@ -60,7 +46,7 @@ function resizePool(pool, n, parent, attrs) {
  *   table (offer a table of the drawn weights, built when opened), onCell(info | null) on hover and
  *   keyboard focus with { row, col, weight, query, key, head, title, itself }, onSelect(row, col) when the
  *   active cell moves, onWindow({ row0, col0 }) when the reader moves the window of a long input.
- * The cells canvas carries what it drew as canvas.attentionWeights (see publish).
+ * The cells canvas carries what it drew as canvas.attentionWeights (see paint.js publish).
  */
 export class Heatmap {
   constructor(options = {}) {
@@ -136,7 +122,7 @@ export class Heatmap {
     }
     const top = max ?? (diagonalApart ? offDiagonalMax(data, T) : maxOf(data));
     this.p = { tokens, weights, data, T, max: top, diagonalApart, selectedRow, marked: new Set(marked) };
-    this.L = this.#layout(T, width);
+    this.L = layoutOf(this, T, width);
     const { rows, cols } = this.L;
     if (this.active && (this.active.row >= T || this.active.col >= T)) this.active = null;
     if (focus && focus.row < T && focus.col < T) this.active = { row: focus.row, col: focus.col };
@@ -176,51 +162,6 @@ export class Heatmap {
     const theme = themeColours(this.el);
     if (this.el.isConnected) this.theme = theme;
     return theme;
-  }
-
-  /** Cell size, label font and margins; how many rows and columns fit. */
-  #layout(T, width) {
-    const compact = Boolean(this.o.compact),
-      titleH = this.o.title ? 18 : 0;
-    const margins = (cell) => {
-      const fontPx = compact ? Math.min(12, Math.max(cell, 12)) : cell >= 28 ? 14 : 12;
-      const angle = cell >= 28 ? 45 : 65; // column labels, degrees above the horizontal: steeper when packed
-      const rad = (angle * Math.PI) / 180;
-      const showLabels = !compact || cell >= 12;
-      if (!showLabels) return { cell, fontPx, angle, labelW: 0, left: 2, top: titleH + 4, right: 4, showLabels };
-      const labelW = this.widthAt(fontPx) + 4;
-      return {
-        cell,
-        fontPx,
-        angle,
-        labelW,
-        showLabels,
-        left: Math.max(labelW + 12, compact ? 0 : 72),
-        top: Math.ceil(labelW * Math.sin(rad) + fontPx) + 14 + titleH,
-        right: Math.max(0, Math.ceil(labelW * Math.cos(rad) - cell / 2)) + 8,
-      };
-    };
-    if (compact) {
-      // Heads: small multiples at fixed sizes; a long input shows the same kind of window.
-      const rows = Math.min(T, ALL_ROWS);
-      let cell = rows <= 8 ? 22 : rows <= 12 ? 16 : rows <= 20 ? 12 : rows <= 32 ? 8 : 4;
-      // Maps that share a row (the every-layer view) shrink their cells to fit the width they are given.
-      const over = (c) => margins(c).left + margins(c).right + rows * c > width;
-      if (this.o.fitWidth) while (cell > 8 && over(cell)) cell--;
-      return { ...margins(cell), rows, cols: rows, showValues: false };
-    }
-    const rows = T <= ALL_ROWS ? T : WINDOW;
-    const nominal = rows <= 8 ? 46 : rows <= 12 ? 38 : rows <= 20 ? 28 : MIN_CELL;
-    const fits = (m, n) => m.left + m.right + n * m.cell <= width;
-    let m = margins(nominal),
-      cols = rows;
-    if (!fits(m, cols)) {
-      // Narrower cells first (down to MIN_CELL), then fewer columns: a window.
-      let cell = nominal;
-      while (cell > MIN_CELL && !fits(m, cols)) m = margins(--cell);
-      if (!fits(m, cols)) cols = clamp(Math.floor((width - m.left - m.right) / m.cell), Math.min(4, rows), rows);
-    }
-    return { ...m, rows, cols, showValues: m.cell >= 32 };
   }
 
   /** Lays out labels and grid for the current window and repaints the cells (dataChanged: the overview too). */
@@ -281,7 +222,7 @@ export class Heatmap {
         this.labels[j],
       );
     });
-    this.#paintCells();
+    paintCells(this);
     this.overview?.draw(dataChanged);
     this.grids?.describe();
     this.grids?.highlight(false);
@@ -290,130 +231,6 @@ export class Heatmap {
 
   windowed() {
     return this.L.rows < this.p.T || this.L.cols < this.p.T;
-  }
-
-  /**
-   * The cells of the window: one pixel per weight in its viridis colour, scaled up without smoothing
-   * (so each cell is one flat, exact colour however many there are), then the gaps between cells in the
-   * background colour. With the diagonal apart, a word's cell with itself is the panel colour, hatched
-   * and outlined, its number kept: it stands out without setting the colour scale.
-   */
-  #paintCells() {
-    const { data, T, max, diagonalApart } = this.p,
-      { rows, cols, cell } = this.L;
-    const ratio = sizeCanvas(this.canvas, cols * cell, rows * cell);
-    const W = this.canvas.width,
-      H = this.canvas.height;
-    const ctx = (this.ctx ??= this.canvas.getContext('2d', { alpha: false }));
-    const theme = this.colours();
-    const source = (this.source ??= document.createElement('canvas'));
-    if (source.width !== cols || source.height !== rows) {
-      source.width = cols;
-      source.height = rows;
-      this.sourceImage = null;
-    }
-    const sctx = source.getContext('2d');
-    const image = (this.sourceImage ??= sctx.createImageData(cols, rows));
-    const px = new Uint32Array(image.data.buffer);
-    const panel = packHex(theme.panel),
-      pal = this.o.palette;
-    for (let r = 0; r < rows; r++) {
-      const i = this.row0 + r,
-        base = i * T + this.col0;
-      for (let c = 0; c < cols; c++)
-        px[r * cols + c] = diagonalApart && i === this.col0 + c ? panel : pal.pixel(pal.at(data[base + c], max));
-    }
-    sctx.putImageData(image, 0, 0);
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(source, 0, 0, W, H);
-    // Each cell keeps a gap of ~1.5 CSS px (0.75 when compact), split across its edges, in whole device
-    // pixels: none for cells only a few pixels wide, which a gap would wash out.
-    const gap = cell * ratio < 6 ? 0 : Math.max(1, Math.round((this.o.compact ? 0.75 : 1.5) * ratio));
-    const hi = gap - (gap >> 1);
-    ctx.fillStyle = theme.bg;
-    if (gap) for (let c = 0; c <= cols; c++) ctx.fillRect(Math.round(c * cell * ratio) - hi, 0, gap, H);
-    if (gap) for (let r = 0; r <= rows; r++) ctx.fillRect(0, Math.round(r * cell * ratio) - hi, W, gap);
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    if (diagonalApart) this.#hatchDiagonal(ctx, theme);
-    if (this.L.showValues) {
-      ctx.font = `11px ${this.family || 'sans-serif'}`;
-      ctx.textAlign = 'center';
-      ctx.textBaseline = 'middle';
-      for (let r = 0; r < rows; r++) {
-        for (let c = 0; c < cols; c++) {
-          const i = this.row0 + r,
-            j = this.col0 + c,
-            w = data[i * T + j];
-          ctx.fillStyle = diagonalApart && i === j ? theme.fg : inkOn(pal.hex(pal.at(w, max)));
-          ctx.fillText(cellText(w), (c + 0.5) * cell, (r + 0.5) * cell);
-        }
-      }
-    }
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    this.#publish(ratio, gap);
-  }
-
-  /**
-   * Hatching on the diagonal cells in the window: lines x − y = c (c ≡ 3 mod 6 CSS px, inside the cell)
-   * plus a dashed outline. The lines miss the cell's corners and centre: the number stays readable and
-   * a test can read the cell's colour 2 px inside its corner.
-   */
-  #hatchDiagonal(ctx, theme) {
-    const { rows, cols, cell } = this.L;
-    ctx.save();
-    ctx.strokeStyle = theme.muted;
-    ctx.lineWidth = 1;
-    for (let i = Math.max(this.row0, this.col0); i < Math.min(this.row0 + rows, this.col0 + cols); i++) {
-      const x = (i - this.col0) * cell,
-        y = (i - this.row0) * cell;
-      ctx.save();
-      ctx.beginPath();
-      ctx.rect(x + 1, y + 1, cell - 2, cell - 2);
-      ctx.clip();
-      ctx.beginPath();
-      for (let c = -Math.ceil(cell / 6) * 6 + 3; c < cell; c += 6) {
-        if (Math.abs(c) < 6 && this.L.showValues) continue; // keep the number's middle band clear
-        ctx.moveTo(x + Math.max(0, c), y + Math.max(0, -c));
-        ctx.lineTo(x + Math.min(cell, cell + c), y + Math.min(cell, cell - c));
-      }
-      ctx.globalAlpha = 0.55;
-      ctx.stroke();
-      ctx.restore();
-      // The outline sits 5 px inside the cell: its corner pixels keep the flat panel colour.
-      ctx.setLineDash([3, 2]);
-      if (cell >= 16) ctx.strokeRect(x + 5.5, y + 5.5, cell - 11, cell - 11);
-      ctx.setLineDash([]);
-    }
-    ctx.restore();
-  }
-
-  /**
-   * What the canvas shows, for tests and tools: canvas.attentionWeights = { T, rowStart, colStart, rows,
-   * cols, data (the rows × cols weights drawn, row-major), max (the colour scale's top: a cell is
-   * viridis(weight / max) with the default palette), diagonalApart, cell (CSS px), ratio (device px
-   * per CSS px), gap }.
-   */
-  #publish(ratio, gap) {
-    const { data, T, max, diagonalApart } = this.p,
-      { rows, cols, cell } = this.L;
-    const shown = new Float32Array(rows * cols);
-    for (let r = 0; r < rows; r++)
-      shown.set(data.subarray((this.row0 + r) * T + this.col0, (this.row0 + r) * T + this.col0 + cols), r * cols);
-    this.canvas.attentionWeights = {
-      T,
-      rowStart: this.row0,
-      colStart: this.col0,
-      rows,
-      cols,
-      data: shown,
-      max,
-      diagonalApart,
-      hideDiagonal: diagonalApart,
-      cell,
-      ratio,
-      gap,
-    };
   }
 
   /** Moves the window (and reports it with onWindow unless quiet). */

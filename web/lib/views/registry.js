@@ -1,7 +1,7 @@
 // The views a figure can show, in the View menu's order. Each view is one folder here that owns
 // everything about it, and its index.js exports one entry (the fields below). The figure, its notes,
 // controls and exports, the store and the URL state loop over this list and never name a view.
-// Adding a view: a new folder with an index.js (lines/ is the smallest), and one line in VIEWS.
+// Adding a view: a new folder with an index.js (lines/ is a small one), and one line in VIEWS.
 //
 // An entry:
 //   name, label      the URL's view=… value and the View menu's words

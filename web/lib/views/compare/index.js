@@ -2,7 +2,7 @@
 // the same computation run on the second sentence, the word's nearest words before and after
 // attention, and the difference of the two weight matrices (comparison.js); view.js draws them.
 import { isTrained } from '../../sources.js';
-import { matrixRows } from '../../exporter.js';
+import { matrixRows } from '../../export-json.js';
 import { wordRowsHeight } from '../embed-height.js';
 import { compareLine, compareOf } from './comparison.js';
 import { CompareView } from './view.js';

@@ -4,7 +4,7 @@
 import { Heatmap, maxOf, offDiagonalMax } from '../../heatmap/heatmap.js';
 import { drawLegend } from '../../heatmap/legend.js';
 import { HEAD_SHARPNESS, wordOf } from '../../compute.js';
-import { matrixRows } from '../../exporter.js';
+import { matrixRows } from '../../export-json.js';
 import { named, strongest, weight } from '../../words.js';
 import { wordRowsHeight } from '../embed-height.js';
 

@@ -1,7 +1,9 @@
 // The lines view (after BertViz's head view): query words left, keys right, a line per pair as thick
 // and opaque as its weight (Result.shown); the selected word's lines drawn alone; a word's line to
 // itself dashed and grey, out of the thickness scale, unless the reader puts the diagonal back.
-import { Lines, describeLinks } from './lines.js';
+import { Lines } from './lines.js';
+import { format4 } from '../../format.js';
+import { ALL_ROWS } from '../../windowing.js';
 import { wordRowsHeight } from '../embed-height.js';
 
 class LinesView {
@@ -22,6 +24,19 @@ class LinesView {
   restyle() {
     this.lines.restyle();
   }
+}
+/**
+ * One line of text for the readout: "train → station 0.3120, the 0.2210, …" (strongest three). In a
+ * long input words repeat, so each also gets its position: "time (151) → time (133) 0.0069, …".
+ */
+export function describeLinks(info) {
+  const arrow = info.side === 'query' ? '→' : '←';
+  const at = (index) => (info.links.length > ALL_ROWS ? ` (${index + 1})` : '');
+  const top = info.links
+    .slice(0, 3)
+    .map((l) => `${l.token.text}${at(l.index)} ${format4(l.weight)}`)
+    .join(', ');
+  return `${info.token.text}${at(info.index)} ${arrow} ${top}`;
 }
 
 export default {

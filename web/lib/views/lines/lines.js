@@ -5,9 +5,10 @@
 // words around the chosen one. Weights come from the wasm core (or an imported model).
 import { activeIn, svgEl as el, h, setAttrs, textWidth } from '../../dom.js';
 import { sizeCanvas, themeColours } from '../../colour.js';
-import { format4, labelOf } from '../../format.js';
+import { labelOf } from '../../format.js';
 import { maxOf, offDiagonalMax } from '../../heatmap/heatmap.js';
 import { ALL_ROWS, Pager, WINDOW, centre, follow } from '../../windowing.js';
+import { lineShapes } from './shapes.js';
 
 const ROW = 26;
 const TOP = 34;
@@ -329,54 +330,8 @@ export class Lines {
     });
   }
 
-  /** The drawn lines as SVG shapes in the word SVG's coordinates (for the exporter). */
+  /** The drawn lines as SVG shapes in the word SVG's coordinates (for the exporter: shapes.js). */
   exportShapes() {
-    const { T, rows, start, data, max, xl, xr } = this;
-    const theme = (this.theme ??= themeColours(this.el)),
-      iso = this.isolated;
-    const out = [];
-    for (let r = 0; r < rows; r++) {
-      for (let c = 0; c < rows; c++) {
-        const i = start + r,
-          j = start + c,
-          v = data[i * T + j];
-        if (!(v > 0)) continue;
-        const f = Math.min(1, max > 0 ? v / max : 0);
-        const on = !iso || (iso.side === 'query' ? i === iso.index : j === iso.index);
-        const self = i === j && this.diagonalApart;
-        if (self && !on) continue;
-        out.push({
-          tag: 'line',
-          attrs: {
-            x1: xl + 2,
-            y1: TOP + r * ROW + ROW / 2,
-            x2: xr - 2,
-            y2: TOP + c * ROW + ROW / 2,
-            stroke: self ? theme.muted : theme.link,
-            'stroke-width': self ? 1.5 : (0.5 + 5 * f).toFixed(2),
-            'stroke-opacity': self ? 1 : (on ? 0.08 + 0.92 * f : 0.03).toFixed(3),
-            ...(self ? { 'stroke-dasharray': '4 3' } : {}),
-            'data-row': i,
-            'data-col': j,
-            'data-weight': String(v),
-          },
-        });
-      }
-    }
-    return out;
+    return lineShapes(this, (this.theme ??= themeColours(this.el)), { row: ROW, top: TOP });
   }
-}
-
-/**
- * One line of text for the readout: "train → station 0.3120, the 0.2210, …" (strongest three). In a
- * long input words repeat, so each also gets its position: "time (151) → time (133) 0.0069, …".
- */
-export function describeLinks(info) {
-  const arrow = info.side === 'query' ? '→' : '←';
-  const at = (index) => (info.links.length > ALL_ROWS ? ` (${index + 1})` : '');
-  const top = info.links
-    .slice(0, 3)
-    .map((l) => `${l.token.text}${at(l.index)} ${format4(l.weight)}`)
-    .join(', ');
-  return `${info.token.text}${at(info.index)} ${arrow} ${top}`;
 }

@@ -2,9 +2,8 @@
 // figure draws them: down the columns when that is chosen) and the output row.
 import { h } from '../../dom.js';
 import { Steps } from './steps.js';
+import { matrixRows as rows } from '../../export-json.js';
 import { wordRowsHeight } from '../embed-height.js';
-
-const rows = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
 
 class StepsView {
   constructor() {
