@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULTS, apply } from '../../web/lib/state.js';
-import { HEAD_SHARPNESS, SEED003, compute, wordOf } from '../../web/lib/compute.js';
+import { HEAD_SHARPNESS, SEED003, compute, release, wordOf } from '../../web/lib/compute.js';
 import { identityWeights, mulberry32, multiHeadWeights, xavierUniform } from '../../web/lib/rng.js';
 import { reference } from './harness.mjs';
 
@@ -67,6 +67,7 @@ test('softmax down the columns: the drawn weights and the output are the column 
   const base = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
   const columns = core.softmax(base.scaled, { axis: 'columns' });
   same(r.weights, columns, 'weights');
+  same(r.steps.weights, columns, 'the core ran the column softmax itself (AttentionOptions axis)');
   same(r.output, core.weightedSum(columns, base.V), 'output');
   same(r.steps.scaled, base.scaled, 'the scaled scores are the same');
   // The query terms follow what is drawn: α_ij·v_j with the column weights; their rows add up to the output.
@@ -162,6 +163,58 @@ test('one computation per change: a change that does not alter the numbers reuse
   // The word the story and the selected-word views use when the reader has chosen none: the query with
   // the strongest link to another word (train, on the default sentence).
   assert.equal(wordOf(state, first), 1);
+});
+
+test('options.keep: only the steps the visible views draw come out; X, heads and terms from the core’s heap', () => {
+  const { X } = vectors.embed(SENTENCE, 1024);
+  const full = run({});
+  const r = compute(apply(DEFAULTS, {}), sources(), null, { keep: new Set(['weights']) });
+  try {
+    assert.deepEqual(Object.keys(r.steps), ['weights'], 'only the weights were copied out');
+    assert.equal(r.output, null);
+    same(r.weights, full.weights, 'weights');
+    assert.equal(r.divisor, '√50');
+    // What was not kept is read from the sentence the core holds, with the same numbers.
+    same(r.X, X, 'X, copied out when read');
+    for (const i of [0, 4]) same(r.terms(i).weighted, core.queryTerms(full.steps, i).weighted, `terms(${i})`);
+    same(r.heads(2, 3).output, full.heads(2, 3).output, 'heads');
+    // A result that kept less is recomputed for a view that draws more; one that kept all is reused.
+    const more = compute(apply(DEFAULTS, {}), sources(), r, { keep: new Set(['weights', 'scores', 'scaled', 'output']) });
+    assert.notEqual(more, r);
+    assert.deepEqual(Object.keys(more.steps).sort(), ['output', 'scaled', 'scores', 'weights']);
+    assert.equal(compute(apply(DEFAULTS, {}), sources(), more, { keep: new Set(['scores']) }), more);
+    assert.equal(compute(apply(DEFAULTS, {}), sources(), full, { keep: new Set(['Q']) }), full);
+    release(more);
+    // Seed 003 keeps V for its rounding whatever the views draw.
+    const seed = compute(apply(DEFAULTS, { input: 'seed003' }), sources(), null, { keep: new Set(['scores']) });
+    assert.deepEqual(Object.keys(seed.steps).sort(), ['V', 'scores', 'weights']);
+    assert.equal(seed.rounding().output.rows, 3);
+    release(seed);
+  } finally {
+    release(r);
+    release(full);
+  }
+});
+
+test('release() gives the core’s heap back; a released result refuses new terms', () => {
+  const changes = [{}, { norm: 'columns' }, { weights: 'identity', score: 'dot' }, { input: 'seed003' }, { mask: 'causal' }];
+  const once = (i) => {
+    const r = compute(apply(DEFAULTS, changes[i % changes.length]), sources(), null, { keep: new Set(['weights', 'scores']) });
+    r.terms(1);
+    r.heads(2, 1);
+    release(r);
+    return r;
+  };
+  for (let i = 0; i < 20; i++) once(i);
+  const before = core.memory();
+  for (let i = 0; i < 200; i++) once(i);
+  assert.deepEqual(core.memory(), before);
+  const r = once(0);
+  assert.equal(r.terms(1).weighted.rows, 7, 'computed before release: kept');
+  assert.throws(() => r.terms(2), /deleted/);
+  release(r); // a second time: nothing to do
+  release(null);
+  release(run({ sentence: '' }));
 });
 
 test('problems are results, never exceptions: no words, not loaded yet, a failed load', () => {
