@@ -17,9 +17,10 @@
 //   shown      what the heatmap and lines views draw: weights, or the model's rollout when chosen
 //   divisor    what the core divided the scores by, as text ('√50', '1', ...), and scaleDivisor, the
 //              number;  score: 'scaled' | 'dot' | 'cosine'
-//   heads(n, seed)   multi-head attention: { maps: [{ weights, title, caption, layer, head }], concat, Wo,
-//              bo, output, afterAttention, dk, learnt }, computed on first use and kept (word vectors:
-//              over the X the core holds, nothing sent back in)
+//   heads(n, seed)   multi-head attention: { maps: [{ weights, title, caption, layer, head }], steps (each
+//              head's steps: word vectors, its weights only), concat, Wo, bo, output, afterAttention, dk,
+//              learnt }, computed on first use and kept (word vectors: over the X the core holds, nothing
+//              sent back in but the heads' weights)
 //   terms(i)   the core's terms of query i: { products (q_i∘k_j), weighted (α_ij·v_j) }, kept per i
 //              (word vectors: from the Q, K, V and weights the core holds)
 //   release(result) frees what the core holds for a word-vector or seed 003 result (its X and steps):
@@ -380,7 +381,8 @@ function headsOf(attended, options, d) {
     const key = `${count}/${seed}`;
     if (!cache.has(key)) {
       const w = multiHeadWeights(d, count, seed, HEAD_SHARPNESS);
-      const out = attended.multiHead({ heads: w.heads, Wo: w.Wo }, options);
+      // The views draw each head's weights, its concat and output: only those come out.
+      const out = attended.multiHead({ heads: w.heads, Wo: w.Wo }, { ...options, keep: ['weights'] });
       cache.set(key, {
         maps: out.heads.map((h, k) => ({ weights: h.weights, title: `head ${k + 1}`, head: k })),
         steps: out.heads,
