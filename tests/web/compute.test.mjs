@@ -215,6 +215,33 @@ test('release() gives the core’s heap back; a released result refuses new term
   release(r); // a second time: nothing to do
   release(null);
   release(run({ sentence: '' }));
+  // compute frees the previous result it replaces with a new ok one (the store's last good result), and
+  // keeps it when the new one is a problem (the store may keep showing it).
+  const previous = compute(apply(DEFAULTS, {}), sources());
+  const problem = compute(apply(DEFAULTS, { sentence: '   ' }), sources(), previous);
+  assert.equal(problem.ok, false);
+  assert.equal(previous.terms(3).weighted.rows, 7, 'kept under a problem');
+  const next = compute(apply(DEFAULTS, { temperature: 0.5 }), sources(), previous);
+  assert.ok(next.ok && next !== previous);
+  assert.throws(() => previous.terms(4), /deleted/, 'released once replaced');
+  release(next);
+});
+
+test('a chain of changes, each compute given the last good result as the store does, holds one result’s heap', () => {
+  const sentences = ['the train left the station on time', 'he cashed a check at the bank', '   ', 'the bank of the river flooded'];
+  let good = null;
+  const step = (i) => {
+    const r = compute(apply(DEFAULTS, { sentence: sentences[i % 4], temperature: 0.5 + (i % 3) / 4 }), sources(), good, {
+      keep: new Set(['weights']),
+    });
+    if (r.ok) good = r;
+    if (i % 5 === 0 && good) good.heads(2, i);
+  };
+  for (let i = 0; i < 20; i++) step(i);
+  const before = core.memory();
+  for (let i = 20; i < 420; i++) step(i); // ends on the sentence it started from: results of the same size held
+  assert.deepEqual(core.memory(), before);
+  release(good);
 });
 
 test('problems are results, never exceptions: no words, not loaded yet, a failed load', () => {

@@ -117,11 +117,19 @@ function keyOf(state, sources) {
  *            'weights', 'output'): only those are copied out of the core for word vectors and seed 003
  *            (weights always). Absent: every step.
  * A result that holds wasm memory (word vectors, seed 003) must be given to release() once no view will
- * draw it again; compute returns `previous` itself when it reuses it.
+ * draw it again. compute returns `previous` itself when it reuses it, and releases `previous` when it
+ * returns a new ok result in its place (the store then draws the new one: `previous` is its last good
+ * result); a caller that drops a result otherwise (the store setting `good` to null) releases it.
  */
 export function compute(state, sources, previous = null, { keep = null } = {}) {
   const key = keyOf(state, sources);
   if (previous?.ok && previous.key === key && covers(previous.kept, keep)) return previous;
+  const result = fresh(state, sources, key, keep);
+  if (result.ok && previous && previous !== result) release(previous);
+  return result;
+}
+
+function fresh(state, sources, key, keep) {
   try {
     if (sources.imported) return importedResult(state, sources.imported, key);
     if (isTrained(state.source)) {
