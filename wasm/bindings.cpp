@@ -55,8 +55,8 @@ Vector to_vector(const val& v) {
 }
 
 // The options object attention.js builds (asOptions): every field present and typed. Its score is a
-// value of the Score enum bound below (attention.js maps its SCORES names onto it), its axis true for
-// a softmax down the columns.
+// value of the Score enum bound below (attention.js maps its SCORES names onto it), its byColumns true
+// for a softmax down the columns (AttentionOptions::axis).
 AttentionOptions to_options(const val& o, Score default_score) {
   AttentionOptions options;
   const val score = o["score"];
