@@ -47,7 +47,7 @@ for (const T of Ts) {
   const q = m(Q),
     k = m(K),
     v = m(V);
-  const options = { causal: false, handShortcuts: false }; // what attention.js's asOptions({}) builds
+  const options = { byColumns: false, causal: false, handShortcuts: false }; // what attention.js's asOptions({}) builds
   const ways = [
     ['api_us', () => after.core.attentionOutput(q, k, v)],
     ['binding_us', () => after.raw.attentionOutput(q, k, v, options)],

@@ -4,8 +4,8 @@
 #
 #   bash bench/run.sh            everything (several minutes; quiet machine preferred)
 #   bash bench/run.sh --smoke    tiny harness check: T = 64, 2 reps, native + wasm + plain JS + the shipped
-#                                module; fails only if an implementation errors or the outputs disagree
-#                                (never on timings)
+#                                module, and the page's crossings (bench/crossing.mjs, 2 reps); fails only
+#                                if an implementation errors or the outputs disagree (never on timings)
 #
 # Needs: scripts/setup.sh's packages; for the full run also python3-torch (apt), bench/package.json's npm
 # peers (installed here on first use) and build/site (built here by scripts/build.sh).
@@ -37,6 +37,7 @@ if [ $mode = smoke ]; then
   node bench/plain.mjs --smoke >"$out/plain.json"
   node bench/shipped.mjs --smoke >"$out/shipped.json"
   node --no-liftoff bench/nearest.mjs --smoke >"$out/nearest.json"
+  node bench/crossing.mjs --smoke >"$out/crossing.json"
   node bench/report.mjs --smoke "$out"
   echo "bench smoke: done in $(( $(date +%s) - started )) s"
   exit 0
@@ -70,8 +71,9 @@ echo "== fixed SIMD, relaxed SIMD (FMA) and ORT through their JS APIs, interleav
 "${node_run[@]}" --experimental-wasm-relaxed-simd bench/relaxed.mjs >"$out/relaxed-node.json"
 node bench/relaxed.mjs --browser >"$out/relaxed-chromium.json" || echo "bench: the chromium race failed (see above); its rows are missing" >&2
 $py bench/torch_bench.py >"$out/torch.json"
-echo "== shipped module (JS API, sizes), nearest words against plain JS, and the page in chromium"
+echo "== shipped module (JS API, sizes), the page's crossings per change, nearest words against plain JS, and the page in chromium"
 "${node_run[@]}" bench/shipped.mjs >"$out/shipped.json"
+"${node_run[@]}" bench/crossing.mjs >"$out/crossing.json"
 "${node_run[@]}" bench/nearest.mjs >"$out/nearest.json"
 # The page belongs to another part of the project and may be mid-change: a failure here is reported, not fatal.
 node bench/browser.mjs >"$out/browser.json" || echo "bench: the browser step failed (see above); its rows are missing" >&2

@@ -10,11 +10,38 @@ export interface Matrix {
 /** Anything that can become a Matrix: a Matrix, or an array of equal-length rows. */
 export type MatrixInput = Matrix | ArrayLike<number>[];
 
-export type Score = 'dot' | 'scaled_dot' | 'cosine' | 'additive';
+/** A score function's name (SCORES[i].name); 'scaled_dot' is the older spelling of 'scaled'. */
+export type ScoreName = 'scaled' | 'dot' | 'cosine' | 'additive';
+export type Score = ScoreName | 'scaled_dot';
+
+/** One entry of SCORES: a value of the core's enum attn::Score, named once for the API and the page. */
+export interface ScoreEntry {
+  /** The word the API takes and the page's URL and menu use. */
+  readonly name: ScoreName;
+  /** The name of the core's enum value (attn::Score, bound as the module's Score). */
+  readonly core: 'ScaledDot' | 'Dot' | 'Cosine' | 'Additive';
+  /** Older spellings the API still accepts. */
+  readonly aliases: readonly string[];
+  /** Scores without learnt weights (the page's word-vector attention, q = k = x). */
+  readonly parameterFree: boolean;
+  /** An option it cannot go without ('additive': its W1, W2, v), or null. */
+  readonly needs: 'additive' | null;
+}
+
+/** The score functions, in the page's menu order: scaled (q·k/√d_k, the default), dot, cosine, additive. */
+export const SCORES: readonly ScoreEntry[];
+/** The SCORES entry for a name or an alias ('scaled_dot'), or undefined. */
+export function scoreEntry(name: string): ScoreEntry | undefined;
 
 export interface AttentionOptions {
-  /** How queries meet keys; default 'scaled_dot' (parameterFree: 'dot' / constant by default, or 'cosine'). */
+  /** How queries meet keys; default 'scaled' (parameterFree: 'dot' / constant by default, or 'cosine'). */
   score?: Score;
+  /**
+   * Which way the softmax normalises: 'rows' (default: each query's weights sum to 1) or 'columns'
+   * (each key's weights over the queries sum to 1); the output is weights·V either way. attentionOutput
+   * and attentionByColumns take 'rows' only.
+   */
+  axis?: 'rows' | 'columns';
   /** softmax(scores / temperature); default 1, must be > 0. */
   temperature?: number;
   /** Query i sees keys j <= i only. */
@@ -246,7 +273,57 @@ export interface LanguageModel {
 /** Raised for every shape or value problem; message is the C++ core's (it names shapes and bad values). */
 export class AttentionError extends Error {}
 
+/** What selfAttention reads: a text embedded by word vectors (its first maxTokens tokens, default 256), or X itself. */
+export type SentenceInput = { vectors: WordVectors; text: string; maxTokens?: number } | { X: MatrixInput };
+
+/** selfAttention's options: AttentionOptions, the projections (none: parameter-free), and what to copy out. */
+export type SelfAttentionOptions<K extends Step | 'X' = Step | 'X'> = AttentionOptions & {
+  /** W_Q, W_K, W_V (+ biases), d_model × d_k; null or absent: parameter-free, Q = K = V = X. */
+  weights?: HeadWeights | null;
+  /** The steps to copy out, and 'X' for the input; default all of them. An array or a Set. */
+  keep?: readonly K[] | ReadonlySet<K>;
+};
+
+/**
+ * A sentence attended in one call (core.selfAttention). Its X and its head's Q, K, V and weights stay on
+ * the wasm heap until delete(): input(), multiHead() and queryTerms() read them there.
+ */
+export interface SelfAttention<K extends Step | 'X' = Step | 'X'> {
+  /** The embedded tokens (null for an X input). */
+  tokens: EmbeddedToken[] | null;
+  /** The text's token count (more than T when it was cut to maxTokens); T for an X input. */
+  total: number;
+  T: number;
+  /** d_model, d_k (Q's width: d_model when parameter-free), d_v. */
+  d: number;
+  dk: number;
+  dv: number;
+  /** What the core divided the scores by before the temperature: √d_k for 'scaled' (√d_model parameter-free), else 1. */
+  divisor: number;
+  /** The kept steps only; weights is the softmax along the chosen axis. */
+  steps: Pick<AttentionSteps, Extract<K, Step>>;
+  /** The input, when kept. */
+  X?: Matrix;
+  /** X, copied out now when it was not kept. */
+  input(): Matrix;
+  /** core.multiHead over the held X (the weights go in, X does not). */
+  multiHead<H extends Step = Step>(
+    weights: { heads: HeadWeights[]; Wo: MatrixInput; bo?: ArrayLike<number> },
+    options?: StepOptions<H>,
+  ): MultiHeadResult<H>;
+  /** core.queryTerms on this head's Q, K, V and weights, held on the heap. */
+  queryTerms(query: number): { products: Matrix; weighted: Matrix };
+  /** Frees the heap copy; the other methods then throw. */
+  delete(): void;
+}
+
 export interface AttentionCore {
+  /**
+   * One crossing per change: embeds the text (or takes X) and attends in one call, the divisor chosen by
+   * the core (score_divisor), the softmax along options.axis; only the kept steps are copied out. The
+   * result holds X on the wasm heap: call its delete().
+   */
+  selfAttention<K extends Step | 'X' = Step | 'X'>(input: SentenceInput, options?: SelfAttentionOptions<K>): SelfAttention<K>;
   softmax(logits: MatrixInput, options?: { axis?: 'rows' | 'columns'; temperature?: number }): Matrix;
   tokenize(text: string): string[];
   /**

@@ -93,19 +93,48 @@ function asVector(input, name) {
   return out;
 }
 
-const SCORES = ['dot', 'scaled_dot', 'cosine', 'additive'];
+/**
+ * The score functions: one entry per value of the core's enum attn::Score, which the bindings bind as
+ * `Score` (bindings.cpp, enum_). The one table from the core to the page: `name` is the word the API
+ * takes and the page's URL and menu use, `core` the enum value's name, `aliases` older spellings the API
+ * still accepts, `parameterFree` whether it scores without learnt weights (the page's word-vector
+ * attention: q = k = x), `needs` the option it cannot go without. Adding a score: the enum and its
+ * maths in the core, one .value() in bindings.cpp, one entry here, and the page's words for it.
+ * @type {readonly import('./attention.js').ScoreEntry[]}
+ */
+export const SCORES = Object.freeze(
+  /** @type {import('./attention.js').ScoreEntry[]} */ (
+    [
+      { name: 'scaled', core: 'ScaledDot', aliases: ['scaled_dot'], parameterFree: true, needs: null },
+      { name: 'dot', core: 'Dot', aliases: [], parameterFree: true, needs: null },
+      { name: 'cosine', core: 'Cosine', aliases: [], parameterFree: true, needs: null },
+      { name: 'additive', core: 'Additive', aliases: [], parameterFree: false, needs: 'additive' },
+    ].map((entry) => Object.freeze({ ...entry, aliases: Object.freeze(entry.aliases) }))
+  ),
+);
+
+/** The SCORES entry for a name or one of its aliases, or undefined. */
+export function scoreEntry(name) {
+  return SCORES.find((entry) => entry.name === name || entry.aliases.includes(name));
+}
+const SCORE_WORDS = SCORES.map((entry) => [entry.name, ...entry.aliases].join(' or ')).join(', ');
+
 /** The steps of one head, in the order of their bits in the mask the bindings read (bindings.cpp, to_js). */
 const STEPS = ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output'];
 const ALL_STEPS = (1 << STEPS.length) - 1;
+/** selfAttention's keep may also name its input X: bit 7 (bindings.cpp, kKeepX). */
+const WITH_X = [...STEPS, 'X'];
 
 // `keep`: which steps of each head come back (copied out of the wasm heap); all of them when not given.
-function keepMask(keep) {
+function keepMask(keep, names = STEPS) {
   if (keep === undefined) return ALL_STEPS;
-  if (!Array.isArray(keep)) throw new AttentionError(`keep must be an array of step names (${STEPS.join(', ')})`);
+  if (!Array.isArray(keep) && !(keep instanceof Set)) {
+    throw new AttentionError(`keep must be an array of step names (${names.join(', ')})`);
+  }
   let mask = 0;
   for (const name of keep) {
-    const bit = STEPS.indexOf(name);
-    if (bit < 0) throw new AttentionError(`keep: unknown step ${JSON.stringify(name)}; use ${STEPS.join(', ')}`);
+    const bit = names.indexOf(name);
+    if (bit < 0) throw new AttentionError(`keep: unknown step ${JSON.stringify(name)}; use ${names.join(', ')}`);
     mask |= 1 << bit;
   }
   return mask;
@@ -113,23 +142,27 @@ function keepMask(keep) {
 
 // Options are checked for type here because a wrongly typed value would otherwise throw inside
 // Embind's conversion, in the middle of a wasm call.
-/** @param {any} [options] anything a caller passes; checked here */
-function asOptions(options = {}) {
+// The score goes to the bindings as the bound enum's value (Score: raw.Score).
+/** @param {any} options anything a caller passes (undefined: {}); checked here @param {any} Score @param {string[]} [steps] */
+function asOptions(options, Score, steps = STEPS) {
+  options ??= {};
   if (options === null || typeof options !== 'object') throw new AttentionError('options must be an object');
   const out = {};
   if (options.score !== undefined) {
-    if (!SCORES.includes(options.score)) {
-      throw new AttentionError(`unknown score ${JSON.stringify(options.score)}; use ${SCORES.join(', ')}`);
-    }
-    out.score = options.score;
+    const entry = scoreEntry(options.score);
+    if (!entry) throw new AttentionError(`unknown score ${JSON.stringify(options.score)}; use ${SCORE_WORDS}`);
+    out.score = Score[entry.core];
   }
+  const axis = options.axis ?? 'rows';
+  if (axis !== 'rows' && axis !== 'columns') throw new AttentionError(`axis must be 'rows' or 'columns', got ${JSON.stringify(axis)}`);
+  out.byColumns = axis === 'columns';
   if (options.temperature !== undefined) out.temperature = toNumber(options.temperature, 'temperature');
   out.causal = Boolean(options.causal);
   out.handShortcuts = Boolean(options.handShortcuts);
   if (options.keyPadding !== undefined && options.keyPadding !== null) {
     out.keyPadding = Uint8Array.from(options.keyPadding, (flag) => (flag ? 1 : 0));
   }
-  if (options.keep !== undefined) out.keep = keepMask(options.keep);
+  if (options.keep !== undefined) out.keep = keepMask(options.keep, steps);
   if (options.additive) {
     const { W1, W2, v } = options.additive;
     out.additive = {
@@ -189,11 +222,15 @@ export async function loadAttentionWithModel(options = {}) {
  * @returns {import('./attention.js').AttentionCore}
  */
 function wrap(raw) {
+  // The raw table of each live WordVectors, for selfAttention (its #handle is private to the class).
+  const tables = new WeakMap();
+
   class WordVectors {
     #handle;
     #nearest = null; // raw.NearestWords, made on the first nearest() call (the core builds its index then)
     constructor(handle) {
       this.#handle = handle;
+      tables.set(this, handle);
       this.size = handle.size();
       this.dim = handle.dim();
     }
@@ -219,7 +256,90 @@ function wrap(raw) {
       this.#nearest = null;
       if (this.#handle) this.#handle.delete();
       this.#handle = null;
+      tables.delete(this);
     }
+  }
+
+  /**
+   * A sentence attended in one crossing (selfAttention): its fields are what came out (tokens, total,
+   * T, d, dk, dv, divisor, the kept steps, X when kept); its X and that head's Q, K, V and weights stay
+   * on the wasm heap (bindings.cpp, SentenceHandle), so input(), multiHead() and queryTerms() send
+   * nothing back in. delete() frees them.
+   */
+  class SelfAttention {
+    #handle;
+    constructor(handle, out) {
+      this.#handle = handle;
+      this.tokens = out.tokens ?? null;
+      this.total = out.total ?? out.T;
+      this.T = out.T;
+      this.d = out.d;
+      this.dk = out.dk;
+      this.dv = out.dv;
+      this.divisor = out.divisor;
+      this.steps = out.steps;
+      if (out.X) this.X = out.X;
+    }
+    #live() {
+      if (!this.#handle) throw new AttentionError('this self-attention was deleted');
+      return this.#handle;
+    }
+    /** X (T × d), copied out now (it was not kept). */
+    input() {
+      return this.X ?? checked(this.#live().input());
+    }
+    /** Multi-head attention over the held X: like core.multiHead(X, weights, options). */
+    multiHead(weights, options) {
+      return checked(this.#live().multiHead(asHeads(weights), asOptions(options, raw.Score)));
+    }
+    /** The terms of query i (like core.queryTerms on this head's Q, K, V and weights). */
+    queryTerms(query) {
+      if (!Number.isInteger(query)) throw new AttentionError(`query must be a whole number, got ${JSON.stringify(query)}`);
+      return checked(this.#live().queryTerms(query));
+    }
+    delete() {
+      if (this.#handle) this.#handle.delete();
+      this.#handle = null;
+    }
+  }
+
+  function asHeads(weights) {
+    if (!weights || !Array.isArray(weights.heads)) throw new AttentionError('multiHead needs weights.heads, an array of heads');
+    const packed = {
+      heads: weights.heads.map((h, i) => asHead(h, `heads[${i}]`)),
+      Wo: asMatrix(weights.Wo, 'Wo'),
+    };
+    const bo = asVector(weights.bo, 'bo');
+    if (bo) packed.bo = bo;
+    return packed;
+  }
+
+  /** core.selfAttention: embed (or take X) and attend in one call; see attention.d.ts. @param {any} input @param {any} [options] */
+  function selfAttention(input, options = {}) {
+    if (!input || typeof input !== 'object') throw new AttentionError('selfAttention needs { vectors, text } or { X }');
+    if (options === null || typeof options !== 'object') throw new AttentionError('options must be an object');
+    const { weights = null, ...rest } = options;
+    const head = weights === null ? null : asHead(weights);
+    const o = asOptions(rest, raw.Score, WITH_X);
+    let call;
+    if (input.X !== undefined) {
+      const X = asMatrix(input.X, 'X');
+      call = (handle) => handle.attendMatrix(X, head, o);
+    } else {
+      const table = tables.get(input.vectors);
+      if (!table) throw new AttentionError('selfAttention needs loaded word vectors (core.loadVectors), not deleted ones');
+      if (typeof input.text !== 'string') throw new AttentionError('selfAttention needs text, a string');
+      const cap = input.maxTokens ?? 256;
+      if (!Number.isInteger(cap) || cap < 1) throw new AttentionError('maxTokens must be a whole number ≥ 1');
+      call = (handle) => handle.embedAndAttend(table, input.text, cap, head, o);
+    }
+    const handle = new raw.Sentence();
+    const out = call(handle);
+    if (out instanceof Error) {
+      handle.delete();
+      throw new AttentionError(out.message);
+    }
+    return new SelfAttention(handle, out);
   }
 
   const asTop = (top) => {
@@ -301,7 +421,7 @@ function wrap(raw) {
     heap.set(k.data, where[at + 1] >>> 2);
     heap.set(v.data, where[at + 2] >>> 2);
     if (padding) raw.HEAPU8.set(padding, where[at + 3]);
-    const flags = (o.score === undefined ? 0 : SCORES.indexOf(o.score) + 1) | (o.causal ? 8 : 0) | (o.handShortcuts ? 16 : 0);
+    const flags = (o.score === undefined ? 0 : o.score.value + 1) | (o.causal ? 8 : 0) | (o.handShortcuts ? 16 : 0);
     if (raw.outputRun(flags, o.temperature ?? 1) !== 0) throw new AttentionError(raw.outputError());
     const after = raw.HEAPU32,
       start = after[at + 4] >>> 2,
@@ -326,13 +446,13 @@ function wrap(raw) {
       return raw.stemCandidates(word);
     },
     parameterFree(X, constant, options) {
-      return checked(raw.parameterFree(asMatrix(X, 'X'), toNumber(constant, 'constant'), asOptions(options)));
+      return checked(raw.parameterFree(asMatrix(X, 'X'), toNumber(constant, 'constant'), asOptions(options, raw.Score)));
     },
     attention(X, weights, options) {
-      return checked(raw.attention(asMatrix(X, 'X'), asHead(weights), asOptions(options), false));
+      return checked(raw.attention(asMatrix(X, 'X'), asHead(weights), asOptions(options, raw.Score), false));
     },
     attentionByColumns(X, weights, options) {
-      return checked(raw.attention(asMatrix(X, 'X'), asHead(weights), asOptions(options), true));
+      return checked(raw.attention(asMatrix(X, 'X'), asHead(weights), asOptions(options, raw.Score), true));
     },
     queryTerms(steps, query) {
       if (!steps || typeof steps !== 'object') throw new AttentionError('queryTerms needs the steps of an attention call');
@@ -353,21 +473,16 @@ function wrap(raw) {
       const q = asMatrix(Q, 'Q'),
         k = asMatrix(K, 'K'),
         v = asMatrix(V, 'V'),
-        o = asOptions(options);
+        o = asOptions(options, raw.Score);
       // Additive weights are matrices themselves: that rare call keeps the object binding.
-      if (o.additive || !raw.HEAPF32) return checked(raw.attentionOutput(q, k, v, o));
+      // So does a column softmax, which the core refuses there with its reason.
+      if (o.additive || o.byColumns || !raw.HEAPF32) return checked(raw.attentionOutput(q, k, v, o));
       return outputByNumbers(q, k, v, o);
     },
     multiHead(X, weights, options) {
-      if (!weights || !Array.isArray(weights.heads)) throw new AttentionError('multiHead needs weights.heads, an array of heads');
-      const packed = {
-        heads: weights.heads.map((h, i) => asHead(h, `heads[${i}]`)),
-        Wo: asMatrix(weights.Wo, 'Wo'),
-      };
-      const bo = asVector(weights.bo, 'bo');
-      if (bo) packed.bo = bo;
-      return checked(raw.multiHead(asMatrix(X, 'X'), packed, asOptions(options)));
+      return checked(raw.multiHead(asMatrix(X, 'X'), asHeads(weights), asOptions(options, raw.Score)));
     },
+    selfAttention,
     /** Wasm memory, for leak tests: heap size, bytes in use by malloc, live Embind handles and objects. */
     memory() {
       const { heapBytes, mallocBytes } = raw.memoryStats();

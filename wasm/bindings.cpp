@@ -54,18 +54,17 @@ Vector to_vector(const val& v) {
   return out;
 }
 
-Score to_score(const std::string& name) {
-  if (name == "dot") return Score::Dot;
-  if (name == "scaled_dot") return Score::ScaledDot;
-  if (name == "cosine") return Score::Cosine;
-  if (name == "additive") return Score::Additive;
-  throw AttentionError("unknown score \"" + name + "\"; use dot, scaled_dot, cosine or additive");
-}
-
-// The options object attention.js builds (asOptions): every field present and typed.
+// The options object attention.js builds (asOptions): every field present and typed. Its score is a
+// value of the Score enum bound below (attention.js maps its SCORES names onto it), its byColumns true
+// for a softmax down the columns (AttentionOptions::axis).
 AttentionOptions to_options(const val& o, Score default_score) {
   AttentionOptions options;
-  options.score = o["score"].isUndefined() ? default_score : to_score(o["score"].as<std::string>());
+  const val score = o["score"];
+  // A value of another type would reach the enum's conversion as 0 (Dot): refuse it instead.
+  if (!score.isUndefined() && !score["value"].isNumber())
+    throw AttentionError("score must be a value of the module's Score");
+  options.score = score.isUndefined() ? default_score : score.as<Score>();
+  if (o["byColumns"].as<bool>()) options.axis = Axis::Columns;
   if (!o["temperature"].isUndefined()) options.temperature = o["temperature"].as<float>();
   options.causal = o["causal"].as<bool>();
   options.hand_shortcuts = o["handShortcuts"].as<bool>();
@@ -98,8 +97,10 @@ val to_js(const Matrix& m) {
 }
 
 // Which steps of a head the caller keeps: bit i for the i-th of Q, K, V, scores, scaled, weights, output
-// (attention.js turns its `keep` option into these bits; all seven unless it was given).
+// (attention.js turns its `keep` option into these bits; all seven unless it was given). Bit 7 is the
+// input X, for the sentence handle (SentenceHandle) only.
 constexpr unsigned kAllSteps = 0x7f;
+constexpr unsigned kKeepX = 0x80;
 unsigned keep_of(const val& options) {
   const val keep = options["keep"];
   return keep.isUndefined() ? kAllSteps : keep.as<unsigned>();
@@ -239,17 +240,17 @@ std::uint32_t output_operands_js(Index q_rows, Index q_cols, Index k_rows, Index
   return address(c.at);
 }
 
-// flags: bits 0–2 the score (0: the default, scaled_dot; 1–4: dot, scaled_dot, cosine, additive, as
-// attention.js's SCORES), bit 3 causal, bit 4 handShortcuts. Returns 0, the output's place in `at`; or
-// 1 (see outputError).
+// flags: bits 0–2 the score (0: the default, scaled dot; else 1 + the value of the bound Score enum,
+// as attention.js passes it), bit 3 causal, bit 4 handShortcuts. Returns 0, the output's place in `at`;
+// or 1 (see outputError).
 int output_run_js(unsigned flags, float temperature) {
-  static constexpr Score kScores[] = {Score::ScaledDot, Score::Dot, Score::ScaledDot, Score::Cosine, Score::Additive};
   OutputCall& c = output_call;
   const bool ok = caught(
       [&] {
-        if ((flags & 7u) > 4u) throw AttentionError("unknown score");
+        const unsigned score = flags & 7u;
+        if (score > static_cast<unsigned>(Score::Additive) + 1u) throw AttentionError("unknown score");
         AttentionOptions options;
-        options.score = kScores[flags & 7u];
+        options.score = score == 0 ? Score::ScaledDot : static_cast<Score>(score - 1u);
         options.temperature = temperature;
         options.causal = (flags & 8u) != 0;
         options.hand_shortcuts = (flags & 16u) != 0;
@@ -277,34 +278,46 @@ std::string output_error_js() {
   return message;
 }
 
+val terms_to_js(const QueryTerms& t) {
+  val out = val::object();
+  out.set("products", to_js(t.products));
+  out.set("weighted", to_js(t.weighted));
+  return out;
+}
+
 val query_terms_js(val steps, int query) {
   return guarded([&] {
-    const QueryTerms t = query_terms(to_matrix(steps["Q"]), to_matrix(steps["K"]), to_matrix(steps["V"]),
-                                     to_matrix(steps["weights"]), query);
-    val out = val::object();
-    out.set("products", to_js(t.products));
-    out.set("weighted", to_js(t.weighted));
-    return out;
+    return terms_to_js(query_terms(to_matrix(steps["Q"]), to_matrix(steps["K"]), to_matrix(steps["V"]),
+                                   to_matrix(steps["weights"]), query));
   });
+}
+
+// {heads: [{Wq, Wk, Wv, bq?, bk?, bv?}], Wo, bo?}
+MultiHeadWeights to_multi_head(const val& weights) {
+  MultiHeadWeights w;
+  const val heads = weights["heads"];
+  const unsigned count = heads["length"].as<unsigned>();
+  for (unsigned h = 0; h < count; ++h) w.heads.push_back(to_head(heads[h]));
+  w.W_O = to_matrix(weights["Wo"]);
+  w.b_O = to_vector(weights["bo"]);
+  return w;
+}
+
+val multi_head_to_js(const MultiHeadSteps& steps, unsigned keep) {
+  val out = val::object();
+  val head_steps = val::array();
+  for (const AttentionSteps& s : steps.heads) head_steps.call<void>("push", to_js(s, keep));
+  out.set("heads", head_steps);
+  out.set("concat", to_js(steps.concat));
+  out.set("output", to_js(steps.output));
+  return out;
 }
 
 val multi_head_js(val X, val weights, val options) {
   return guarded([&] {
-    MultiHeadWeights w;
-    const val heads = weights["heads"];
-    const unsigned count = heads["length"].as<unsigned>();
-    for (unsigned h = 0; h < count; ++h) w.heads.push_back(to_head(heads[h]));
-    w.W_O = to_matrix(weights["Wo"]);
-    w.b_O = to_vector(weights["bo"]);
-    const MultiHeadSteps steps = multi_head_attention(to_matrix(X), w, to_options(options, Score::ScaledDot));
-    const unsigned keep = keep_of(options);
-    val out = val::object();
-    val head_steps = val::array();
-    for (const AttentionSteps& s : steps.heads) head_steps.call<void>("push", to_js(s, keep));
-    out.set("heads", head_steps);
-    out.set("concat", to_js(steps.concat));
-    out.set("output", to_js(steps.output));
-    return out;
+    return multi_head_to_js(multi_head_attention(to_matrix(X), to_multi_head(weights),
+                                                 to_options(options, Score::ScaledDot)),
+                            keep_of(options));
   });
 }
 
@@ -332,6 +345,19 @@ const char* lookup_name(Lookup lookup) {
   return "unknown";
 }
 
+// An embedding's tokens as JS objects { text, lookup, matched }.
+val tokens_of(const Embedding& e) {
+  val tokens = val::array();
+  for (const EmbeddedToken& t : e.tokens) {
+    val token = val::object();
+    token.set("text", t.text);
+    token.set("lookup", std::string(lookup_name(t.lookup)));
+    token.set("matched", t.matched);
+    tokens.call<void>("push", token);
+  }
+  return tokens;
+}
+
 // The vector table lives on the wasm heap between calls; JS must delete() it.
 class WordVectorsHandle {
  public:
@@ -352,16 +378,8 @@ class WordVectorsHandle {
     return guarded([&] {
       if (!loaded_) throw AttentionError("no vectors are loaded");
       const Embedding e = table_.embed(text, max_tokens);
-      val tokens = val::array();
-      for (const EmbeddedToken& t : e.tokens) {
-        val token = val::object();
-        token.set("text", t.text);
-        token.set("lookup", std::string(lookup_name(t.lookup)));
-        token.set("matched", t.matched);
-        tokens.call<void>("push", token);
-      }
       val out = val::object();
-      out.set("tokens", tokens);
+      out.set("tokens", tokens_of(e));
       out.set("X", to_js(e.X));
       return out;
     });
@@ -370,6 +388,98 @@ class WordVectorsHandle {
  private:
   WordVectors table_;
   bool loaded_ = false;
+};
+
+// ---- a sentence kept on the heap ------------------------------------------------------------------
+// One crossing per change: the page's sentence is embedded and attended in one call, and its X (and the
+// Q, K, V and weights of that head) stay here, so the multi-head view and the walkthrough's query terms
+// read them without X or the steps crossing again. Only the kept steps are copied out (keep bits, with
+// bit 7 for X). JS must delete() it (wasm/attention.js's SelfAttention does).
+class SentenceHandle {
+ public:
+  // Embeds the first max_tokens tokens of text from the table and attends (see attend_held):
+  // { tokens, total, ...attend_held's fields }.
+  val embed_and_attend(const WordVectorsHandle& vectors, std::string text, unsigned max_tokens, val weights,
+                       val options) {
+    return guarded([&] {
+      if (!vectors.table()) throw AttentionError("no vectors are loaded");
+      Embedding e = vectors.table()->embed_first(text, max_tokens);
+      clear();
+      X_ = std::move(e.X);
+      val out = attend_held(weights, options);
+      out.set("tokens", tokens_of(e));
+      out.set("total", static_cast<double>(e.total));
+      return out;
+    });
+  }
+
+  // The same over a given X (T × d, row convention): seed 003's rows.
+  val attend_matrix(val X, val weights, val options) {
+    return guarded([&] {
+      clear();
+      X_ = to_matrix(X);
+      return attend_held(weights, options);
+    });
+  }
+
+  // A copy of X, for a caller that did not keep it.
+  val input() const {
+    return guarded([&] {
+      if (X_.size() == 0) throw AttentionError("this sentence holds no input");
+      return to_js(X_);
+    });
+  }
+
+  // Multi-head attention over the held X with the given heads (the weights cross, X does not).
+  val multi_head(val weights, val options) const {
+    return guarded([&] {
+      if (X_.size() == 0) throw AttentionError("this sentence holds no input");
+      return multi_head_to_js(multi_head_attention(X_, to_multi_head(weights), to_options(options, Score::ScaledDot)),
+                              keep_of(options));
+    });
+  }
+
+  // The terms of query i of the held head (its weights: the drawn ones, rows or columns).
+  val query_terms(int query) const {
+    return guarded([&] {
+      if (!attended_) throw AttentionError("this sentence has not been attended");
+      return terms_to_js(attn::query_terms(steps_.Q, steps_.K, steps_.V, steps_.weights, query));
+    });
+  }
+
+ private:
+  void clear() {
+    X_.resize(0, 0);
+    steps_ = AttentionSteps();
+    attended_ = false;
+  }
+
+  // Attends over X_: parameter-free (weights null; the core picks the divisor for the score) or with
+  // the projections {Wq, Wk, Wv, bq?, bk?, bv?}. Returns { T, d, dk, dv, divisor, steps: the kept ones,
+  // X when kept }. Keeps Q, K, V and weights for query_terms and frees the rest.
+  val attend_held(const val& weights, const val& options) {
+    const AttentionOptions o = to_options(options, Score::ScaledDot);
+    steps_ = weights.isNull() || weights.isUndefined() ? parameter_free_attention(X_, o)
+                                                       : attention(X_, to_head(weights), o);
+    attended_ = true;
+    const unsigned keep = options["keep"].isUndefined() ? kAllSteps | kKeepX : keep_of(options);
+    val out = val::object();
+    out.set("steps", to_js(steps_, keep));
+    if (keep & kKeepX) out.set("X", to_js(X_));
+    out.set("T", static_cast<double>(X_.rows()));
+    out.set("d", static_cast<double>(X_.cols()));
+    out.set("dk", static_cast<double>(steps_.Q.cols()));
+    out.set("dv", static_cast<double>(steps_.V.cols()));
+    out.set("divisor", steps_.divisor);
+    Matrix().swap(steps_.scores);
+    Matrix().swap(steps_.scaled);
+    Matrix().swap(steps_.output);
+    return out;
+  }
+
+  Matrix X_;
+  AttentionSteps steps_;
+  bool attended_ = false;
 };
 
 // ---- nearest words (self-contained) ----------------------------------------------------------------
@@ -626,6 +736,12 @@ val memory_stats_js() {
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_core) {
+  // The score vocabulary's one binding: attention.js's SCORES names these values (its `core` field).
+  emscripten::enum_<Score>("Score")
+      .value("Dot", Score::Dot)
+      .value("ScaledDot", Score::ScaledDot)
+      .value("Cosine", Score::Cosine)
+      .value("Additive", Score::Additive);
   emscripten::function("memoryStats", &memory_stats_js);
   emscripten::function("softmax", &softmax_js);
   emscripten::function("tokenize", &tokenize_js);
@@ -647,6 +763,13 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("size", &WordVectorsHandle::size)
       .function("dim", &WordVectorsHandle::dim)
       .function("embed", &WordVectorsHandle::embed);
+  emscripten::class_<SentenceHandle>("Sentence")
+      .constructor<>()
+      .function("embedAndAttend", &SentenceHandle::embed_and_attend)
+      .function("attendMatrix", &SentenceHandle::attend_matrix)
+      .function("input", &SentenceHandle::input)
+      .function("multiHead", &SentenceHandle::multi_head)
+      .function("queryTerms", &SentenceHandle::query_terms);
   emscripten::class_<NearestWordsHandle>("NearestWords")
       .constructor<const WordVectorsHandle&>()
       .function("find", &NearestWordsHandle::find)

@@ -29,6 +29,7 @@ void require_sequence(const Matrix& X, const char* layout) {
 
 void require_options(const AttentionOptions& o) {
   detail::require_temperature(o.temperature);
+  if (o.axis != Axis::Rows && o.axis != Axis::Columns) fail("the softmax axis must be Rows or Columns");
   if (o.hand_shortcuts && (o.score == Score::Cosine || o.score == Score::Additive))
     fail("the hand shortcuts (3^x, floor(x/2)) apply to dot and scaled-dot scores only");
 }
@@ -88,22 +89,23 @@ AttentionSteps attend(Matrix Q, Matrix K, Matrix V, const AttentionOptions& o, d
   require_no_overflow(s.scaled, "the scores ÷ scale ÷ temperature");
   // Step 3: masks turn hidden pairs into -inf, which softmax maps to weight 0.
   apply_mask(s.scaled, o.causal, o.key_padding);
-  // Step 4: softmax along each query's row (3^x on the sheet).
-  s.weights = o.hand_shortcuts ? softmax_base3(s.scaled, Axis::Rows) : softmax(s.scaled, Axis::Rows);
+  // Step 4: softmax along each query's row, or down each key's column when asked (3^x on the sheet).
+  s.weights = o.hand_shortcuts ? softmax_base3(s.scaled, o.axis) : softmax(s.scaled, o.axis);
   // Step 5: weighted sum of values, T×T · T×d_v = T×d_v.
   s.output = times(s.weights, V);
   require_no_overflow(s.output, "the output weights·V");
   s.Q = std::move(Q);
   s.K = std::move(K);
   s.V = std::move(V);
+  s.divisor = divisor;
   return s;
 }
 
-double scale_for(const AttentionOptions& o, Index d_k) {
-  return o.score == Score::ScaledDot ? std::sqrt(static_cast<double>(d_k)) : 1.0;
-}
-
 }  // namespace
+
+double score_divisor(Score score, Index d) {
+  return score == Score::ScaledDot ? std::sqrt(static_cast<double>(d)) : 1.0;
+}
 
 AttentionSteps parameter_free_attention(const Matrix& X, float constant, const AttentionOptions& options) {
   require_sequence(X, "T tokens × d features");
@@ -116,6 +118,17 @@ AttentionSteps parameter_free_attention(const Matrix& X, float constant, const A
     fail("the constant c in softmax(X·Xᵀ / c) must be a finite number > 0, got %g", double{constant});
   // No learned weights: Q = K = V = X.
   return attend(X, X, X, options, constant);
+}
+
+AttentionSteps parameter_free_attention(const Matrix& X, const AttentionOptions& options) {
+  if (options.score != Score::Dot && options.score != Score::ScaledDot && options.score != Score::Cosine)
+    fail(
+        "parameter-free attention scores with x_i·x_j, x_i·x_j/√d_model or their cosine; set score to Dot, ScaledDot "
+        "or Cosine");
+  AttentionOptions o = options;
+  const float constant = static_cast<float>(score_divisor(options.score, X.cols()));
+  if (o.score == Score::ScaledDot) o.score = Score::Dot;  // the √d_model is the constant
+  return parameter_free_attention(X, constant, o);
 }
 
 AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionOptions& options) {
@@ -133,13 +146,13 @@ AttentionSteps attention(const Matrix& X, const HeadWeights& w, const AttentionO
   Matrix Q = project(X, w.W_Q, w.b_Q);  // T×d_k
   Matrix K = project(X, w.W_K, w.b_K);  // T×d_k
   Matrix V = project(X, w.W_V, w.b_V);  // T×d_v
-  return attend(std::move(Q), std::move(K), std::move(V), options, scale_for(options, d_k));
+  return attend(std::move(Q), std::move(K), std::move(V), options, score_divisor(options.score, d_k));
 }
 
 AttentionSteps attention_from_qkv(Matrix Q, Matrix K, Matrix V, const AttentionOptions& options) {
   require_options(options);
   detail::require_qkv(Q, K, V, "attention from Q, K, V");
-  const double divisor = scale_for(options, Q.cols());
+  const double divisor = score_divisor(options.score, Q.cols());
   return attend(std::move(Q), std::move(K), std::move(V), options, divisor);
 }
 
@@ -178,6 +191,8 @@ AttentionSteps attention_by_columns(const Matrix& X, const HeadWeights& w, const
   require_projection(w.W_V, d_model, false, w.b_V, "W_V", "b_V", layout);
   // Q = W_Q·X is (Xᵀ·W_Qᵀ)ᵀ, Kᵀ·Q is (Q_row·K_rowᵀ)ᵀ, and a softmax down columns is the row softmax
   // transposed: the column convention is the row convention read sideways.
+  if (options.axis != Axis::Rows)
+    fail("the column convention already normalises down its columns (one per query); leave the axis at Rows");
   const HeadWeights row_weights{w.W_Q.transpose(), w.W_K.transpose(), w.W_V.transpose(), w.b_Q, w.b_K, w.b_V};
   AttentionSteps s = attention(X.transpose(), row_weights, options);
   s.Q.transposeInPlace();       // d_k×T

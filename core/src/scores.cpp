@@ -30,7 +30,7 @@ Matrix dot_scores(const Matrix& Q, const Matrix& K) {
 // score(i, j) = q_i · k_j / √d_k — keeps the variance of the scores near 1 so softmax does not saturate.
 Matrix scaled_dot_scores(const Matrix& Q, const Matrix& K) {
   require_same_width(Q, K, "scaled dot scores");
-  return kernels::multiply_transposed(Q, K, 1.0 / std::sqrt(static_cast<double>(Q.cols())));  // rounded once
+  return kernels::multiply_transposed(Q, K, 1.0 / score_divisor(Score::ScaledDot, Q.cols()));  // rounded once
 }
 
 // Each row ÷ its largest |entry| first, then ÷ the norm of what is left, so the norm of a huge (or tiny)

@@ -18,6 +18,9 @@ Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const 
   detail::require_temperature(o.temperature);
   if (o.score == Score::Additive || o.hand_shortcuts)
     detail::fail("streaming attention supports dot, scaled-dot and cosine scores without hand shortcuts");
+  if (o.axis != Axis::Rows)
+    detail::fail(
+        "streaming attention normalises each query's row (the online softmax); a column softmax needs attention()");
   if (o.causal) detail::require_causal_square(Q_in.rows(), K_in.rows());
   detail::require_key_padding(o.key_padding, K_in.rows());
 
@@ -30,7 +33,7 @@ Matrix streaming_attention_output(const Matrix& Q_in, const Matrix& K_in, const 
   }
   const Matrix& Q = cosine ? Q_unit : Q_in;
   const Matrix& K = cosine ? K_unit : K_in;
-  const double scale = o.score == Score::ScaledDot ? std::sqrt(static_cast<double>(Q.cols())) : 1.0;
+  const double scale = score_divisor(o.score, Q.cols());
   const double inv_divisor = 1.0 / (scale * o.temperature);  // applied to each double sum before rounding
 
   Matrix output(Q.rows(), V.cols());

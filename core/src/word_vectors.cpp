@@ -166,7 +166,23 @@ Embedding WordVectors::embed(std::string_view text, std::size_t max_tokens) cons
   if (tokens.empty()) fail("there is no word to attend to: the text is empty");
   if (tokens.size() > max_tokens)
     fail("the text has %zu tokens; at most %zu can be shown at once", tokens.size(), max_tokens);
+  return embed_tokens(std::move(tokens));
+}
+
+Embedding WordVectors::embed_first(std::string_view text, std::size_t max_tokens) const {
+  std::vector<std::string> tokens = tokenize(text);
+  if (tokens.empty()) fail("there is no word to attend to: the text is empty");
+  if (max_tokens == 0) fail("max_tokens is 0: at least one token must be shown");
+  const std::size_t total = tokens.size();
+  if (total > max_tokens) tokens.resize(max_tokens);
+  Embedding out = embed_tokens(std::move(tokens));
+  out.total = total;
+  return out;
+}
+
+Embedding WordVectors::embed_tokens(std::vector<std::string> tokens) const {
   Embedding out;
+  out.total = tokens.size();
   out.X = Matrix::Zero(static_cast<Index>(tokens.size()), dim());
   for (std::size_t t = 0; t < tokens.size(); ++t) {
     EmbeddedToken token{std::move(tokens[t]), Lookup::Unknown, {}};

@@ -21,10 +21,11 @@ let state = 11;
 const rand = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 4 - 2;
 const matrix = (rows, cols) => ({ rows, cols, data: Float32Array.from({ length: rows * cols }, rand) });
 
-// The old path as attention.js called it: asOptions' object (every field present and typed).
+// The old path as attention.js calls it: asOptions' object (every field present and typed; the score
+// as the bound Score enum's value that api.SCORES names).
 function oldPath(q, k, v, options = {}) {
-  const o = { causal: Boolean(options.causal), handShortcuts: Boolean(options.handShortcuts) };
-  if (options.score !== undefined) o.score = options.score;
+  const o = { causal: Boolean(options.causal), handShortcuts: Boolean(options.handShortcuts), byColumns: false };
+  if (options.score !== undefined) o.score = raw.Score[api.scoreEntry(options.score).core];
   if (options.temperature !== undefined) o.temperature = options.temperature;
   if (options.keyPadding !== undefined) o.keyPadding = Uint8Array.from(options.keyPadding, (f) => (f ? 1 : 0));
   return raw.attentionOutput(q, k, v, o);

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULTS, apply } from '../../web/lib/state.js';
-import { HEAD_SHARPNESS, SEED003, compute, wordOf } from '../../web/lib/compute.js';
+import { HEAD_SHARPNESS, SEED003, compute, release, wordOf } from '../../web/lib/compute.js';
 import { frozenCells, withCell } from '../../web/lib/cells.js';
 import { identityWeights, mulberry32, multiHeadWeights, xavierUniform } from '../../web/lib/rng.js';
 import { reference } from './harness.mjs';
@@ -67,6 +67,7 @@ test('softmax down the columns: the drawn weights and the output are the column 
   const base = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
   const columns = core.softmax(base.scaled, { axis: 'columns' });
   same(r.weights, columns, 'weights');
+  same(r.steps.weights, columns, 'the core ran the column softmax itself (AttentionOptions axis)');
   same(r.output, core.weightedSum(columns, base.V), 'output');
   same(r.steps.scaled, base.scaled, 'the scaled scores are the same');
   // The query terms follow what is drawn: α_ij·v_j with the column weights; their rows add up to the output.
@@ -184,6 +185,85 @@ test('edited weights count by identity: the same object reuses the Result, an ed
   const identity = compute(apply(state, { weights: 'identity' }), { ...sources(), edits });
   assert.equal(identity.edits, null);
   assert.equal(compute(apply(state, { weights: 'identity' }), { ...sources(), edits: next }, identity), identity);
+});
+
+test('options.keep: only the steps the visible views draw come out; X, heads and terms from the core’s heap', () => {
+  const { X } = vectors.embed(SENTENCE, 1024);
+  const full = run({});
+  const r = compute(apply(DEFAULTS, {}), sources(), null, { keep: new Set(['weights']) });
+  try {
+    assert.deepEqual(Object.keys(r.steps), ['weights'], 'only the weights were copied out');
+    assert.equal(r.output, null);
+    same(r.weights, full.weights, 'weights');
+    assert.equal(r.divisor, '√50');
+    // What was not kept is read from the sentence the core holds, with the same numbers.
+    same(r.X, X, 'X, copied out when read');
+    for (const i of [0, 4]) same(r.terms(i).weighted, core.queryTerms(full.steps, i).weighted, `terms(${i})`);
+    same(r.heads(2, 3).output, full.heads(2, 3).output, 'heads');
+    // A result that kept less is recomputed for a view that draws more; one that kept all is reused.
+    const more = compute(apply(DEFAULTS, {}), sources(), r, { keep: new Set(['weights', 'scores', 'scaled', 'output']) });
+    assert.notEqual(more, r);
+    assert.deepEqual(Object.keys(more.steps).sort(), ['output', 'scaled', 'scores', 'weights']);
+    assert.equal(compute(apply(DEFAULTS, {}), sources(), more, { keep: new Set(['scores']) }), more);
+    assert.equal(compute(apply(DEFAULTS, {}), sources(), full, { keep: new Set(['Q']) }), full);
+    release(more);
+    // Seed 003 keeps V for its rounding whatever the views draw.
+    const seed = compute(apply(DEFAULTS, { input: 'seed003' }), sources(), null, { keep: new Set(['scores']) });
+    assert.deepEqual(Object.keys(seed.steps).sort(), ['V', 'scores', 'weights']);
+    assert.equal(seed.rounding().output.rows, 3);
+    release(seed);
+  } finally {
+    release(r);
+    release(full);
+  }
+});
+
+test('release() gives the core’s heap back; a released result refuses new terms', () => {
+  const changes = [{}, { norm: 'columns' }, { weights: 'identity', score: 'dot' }, { input: 'seed003' }, { mask: 'causal' }];
+  const once = (i) => {
+    const r = compute(apply(DEFAULTS, changes[i % changes.length]), sources(), null, { keep: new Set(['weights', 'scores']) });
+    r.terms(1);
+    r.heads(2, 1);
+    release(r);
+    return r;
+  };
+  for (let i = 0; i < 20; i++) once(i);
+  const before = core.memory();
+  for (let i = 0; i < 200; i++) once(i);
+  assert.deepEqual(core.memory(), before);
+  const r = once(0);
+  assert.equal(r.terms(1).weighted.rows, 7, 'computed before release: kept');
+  assert.throws(() => r.terms(2), /deleted/);
+  release(r); // a second time: nothing to do
+  release(null);
+  release(run({ sentence: '' }));
+  // compute frees the previous result it replaces with a new ok one (the store's last good result), and
+  // keeps it when the new one is a problem (the store may keep showing it).
+  const previous = compute(apply(DEFAULTS, {}), sources());
+  const problem = compute(apply(DEFAULTS, { sentence: '   ' }), sources(), previous);
+  assert.equal(problem.ok, false);
+  assert.equal(previous.terms(3).weighted.rows, 7, 'kept under a problem');
+  const next = compute(apply(DEFAULTS, { temperature: 0.5 }), sources(), previous);
+  assert.ok(next.ok && next !== previous);
+  assert.throws(() => previous.terms(4), /deleted/, 'released once replaced');
+  release(next);
+});
+
+test('a chain of changes, each compute given the last good result as the store does, holds one result’s heap', () => {
+  const sentences = ['the train left the station on time', 'he cashed a check at the bank', '   ', 'the bank of the river flooded'];
+  let good = null;
+  const step = (i) => {
+    const r = compute(apply(DEFAULTS, { sentence: sentences[i % 4], temperature: 0.5 + (i % 3) / 4 }), sources(), good, {
+      keep: new Set(['weights']),
+    });
+    if (r.ok) good = r;
+    if (i % 5 === 0 && good) good.heads(2, i);
+  };
+  for (let i = 0; i < 20; i++) step(i);
+  const before = core.memory();
+  for (let i = 20; i < 420; i++) step(i); // ends on the sentence it started from: results of the same size held
+  assert.deepEqual(core.memory(), before);
+  release(good);
 });
 
 test('problems are results, never exceptions: no words, not loaded yet, a failed load', () => {

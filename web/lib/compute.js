@@ -7,16 +7,25 @@
 //   tokens     [{ text, lookup, matched }] and labels (as the views print them); T; total: the text's
 //              token count when it was cut to `cap` tokens (else null)
 //   X, d       the inputs (T × d): word vectors, seed 003's rows, or the model's stream entering the layer
+//              (word vectors: copied out of the core the first time it is read, unless kept)
 //   projection { mode, W: { Wq, Wk, Wv, bq?, bk?, bv? } | null, dk, dv }
-//   steps      the core's AttentionSteps of the head followed (Q, K, V, scores, scaled, weights, output),
-//              null for imported attention
+//   steps      the core's AttentionSteps of the head followed (Q, K, V, scores, scaled, weights, output;
+//              its weights the softmax along the chosen direction), null for imported attention; for
+//              word vectors and seed 003 only the steps in compute's options.keep (and weights), all
+//              without it;  kept: that Set, or null for all
 //   weights    that head's T×T weights as the views draw them (the column softmax when norm is columns;
-//              an imported head);  output: weights·V to match (null where there is none)
+//              an imported head);  output: weights·V to match (null where there is none or not kept)
 //   shown      what the heatmap and lines views draw: weights, or the model's rollout when chosen
-//   divisor    what the scores were divided by, as text ('√50', '1', ...);  score: 'scaled' | 'dot' | 'cosine'
-//   heads(n, seed)   multi-head attention: { maps: [{ weights, title, caption, layer, head }], concat, Wo,
-//              bo, output, afterAttention, dk, learnt }, computed on first use and kept
+//   divisor    what the core divided the scores by, as text ('√50', '1', ...), and scaleDivisor, the
+//              number;  score: 'scaled' | 'dot' | 'cosine'
+//   heads(n, seed)   multi-head attention: { maps: [{ weights, title, caption, layer, head }], steps (each
+//              head's steps: word vectors, its weights only), concat, Wo, bo, output, afterAttention, dk,
+//              learnt }, computed on first use and kept (word vectors: over the X the core holds, nothing
+//              sent back in but the heads' weights)
 //   terms(i)   the core's terms of query i: { products (q_i∘k_j), weighted (α_ij·v_j) }, kept per i
+//              (word vectors: from the Q, K, V and weights the core holds)
+//   release(result) frees what the core holds for a word-vector or seed 003 result (its X and steps):
+//              call it when no view will draw the result again; heads/terms not yet computed then throw
 //   model      { run, layer, head, rollout, layers, heads, context, info, learnt(l) } with the trained model
 //   imported   { layers, heads, layer, head } with imported attention
 //   rounding() seed 003 only: the article's rounded weights and their outputs (core.weightedSum)
@@ -81,21 +90,6 @@ const once = (make) => {
   return () => (made ? value : ((made = true), (value = make())));
 };
 
-/**
- * The embedding of a text's first `cap` tokens: { embedding, total } where total is the text's token
- * count when it had more (else null). The first `cap` tokens, joined by spaces, tokenise back to
- * themselves (a token never holds a space), so the core embeds exactly those.
- */
-export function embedPrefix(core, vectors, text, cap) {
-  try {
-    return { embedding: vectors.embed(text, cap), total: null };
-  } catch (err) {
-    const tokens = core.tokenize(text);
-    if (tokens.length <= cap) throw err;
-    return { embedding: vectors.embed(tokens.slice(0, cap).join(' '), cap), total: tokens.length };
-  }
-}
-
 /** The fields of the state the main computation depends on (the rest only changes what is drawn). */
 function keyOf(state, sources) {
   const s = state;
@@ -126,15 +120,29 @@ function editsOf(state, sources) {
 }
 
 /**
- * Computes (or reuses `previous`, when the same inputs) everything the views draw.
+ * Computes (or reuses `previous`, when the same inputs and it kept what `keep` asks for) everything the
+ * views draw.
  * sources: { core, vectors, trained: { decoder, encoder: { core, model } | null }, imported: parsed attention
  *            | null, edits: { Wq, Wk, Wv, bq, bk, bv } as rows of strings (replaced, never changed), vectorsError,
  *            trainedError: { decoder, encoder } }
+ * options.keep: a Set of the step names the visible views draw ('X', 'Q', 'K', 'V', 'scores', 'scaled',
+ *            'weights', 'output'): only those are copied out of the core for word vectors and seed 003
+ *            (weights always). Absent: every step.
+ * A result that holds wasm memory (word vectors, seed 003) must be given to release() once no view will
+ * draw it again. compute returns `previous` itself when it reuses it, and releases `previous` when it
+ * returns a new ok result in its place (the store then draws the new one: `previous` is its last good
+ * result); a caller that drops a result otherwise (the store setting `good` to null) releases it.
  */
-export function compute(state, sources, previous = null) {
+export function compute(state, sources, previous = null, { keep = null } = {}) {
   const key = keyOf(state, sources),
     edits = editsOf(state, sources);
-  if (previous?.ok && previous.key === key && (previous.edits ?? null) === edits) return previous;
+  if (previous?.ok && previous.key === key && (previous.edits ?? null) === edits && covers(previous.kept, keep)) return previous;
+  const result = fresh(state, sources, key, keep, edits);
+  if (result.ok && previous && previous !== result) release(previous);
+  return result;
+}
+
+function fresh(state, sources, key, keep, edits) {
   try {
     if (sources.imported) return importedResult(state, sources.imported, key);
     if (isTrained(state.source)) {
@@ -145,13 +153,16 @@ export function compute(state, sources, previous = null) {
     }
     if (!sources.vectors) return notYet(sources.vectorsError, 'the attention core or the word vectors');
     if (state.input === 'sentence' && !state.sentence.trim()) return empty();
-    return Object.assign(vectorResult(state, sources, key), { edits });
+    return Object.assign(vectorResult(state, sources, key, keep), { edits });
   } catch (err) {
     if (err instanceof CellError) return { ok: false, kind: 'cells', cells: err.cells, message: cellMessage(err.cells) };
     if (!(err instanceof AttentionError)) throw err;
     return { ok: false, kind: 'error', message: tokenMessage(sources, state, err) };
   }
 }
+
+/** Whether a result that kept `had` (null: everything) holds every step of `wanted` (null: everything). */
+const covers = (had, wanted) => had === null || had === undefined || (wanted !== null && [...wanted].every((name) => had.has(name)));
 
 const empty = () => ({
   ok: false,
@@ -201,15 +212,17 @@ function finish(result) {
   return result;
 }
 
-/** Query terms of the drawn weights (the column softmax when that is what is drawn), kept per query. */
-function termsOf(core, result) {
+/** Query terms, computed by `terms(i)` on first use and kept per query. */
+function cachedTerms(terms) {
   const cache = new Map();
   return (i) => {
-    if (!result.steps) return null;
-    if (!cache.has(i)) cache.set(i, core.queryTerms({ ...result.steps, weights: result.weights }, i));
+    if (!cache.has(i)) cache.set(i, terms(i));
     return cache.get(i);
   };
 }
+
+/** Query terms of a result whose steps are JS copies (the trained model's): its Q, K, V and drawn weights go back in. */
+const termsOf = (core, result) => cachedTerms((i) => core.queryTerms({ ...result.steps, weights: result.weights }, i));
 
 // ---- word vectors and seed 003 ----------------------------------------------------------------------
 /** The shards (vectors-format.js) a table needs to look token t up as the whole one does: its word's and its stems'. */
@@ -242,78 +255,115 @@ function waitForShards(core, tokens, sentence, loaded) {
   };
 }
 
-function vectorResult(state, sources, key) {
+/** What a core divisor is, as the views print it: '1', or '√d' for √d_k (√d_model parameter-free). */
+const divisorText = (divisor) => (divisor === 1 ? '1' : `√${Math.round(divisor * divisor)}`);
+
+/** The steps copied out of the core for `keep` (null: all): always the weights (the story word, `shown`). */
+function coreKeep(keep, seed003) {
+  if (!keep) return undefined;
+  const names = new Set(['weights', ...[...keep].filter((name) => STEP_NAMES.includes(name))]);
+  if (seed003) names.add('V'); // rounding() reads it: 3 × 3 numbers
+  return [...names];
+}
+const STEP_NAMES = ['X', 'Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output'];
+
+// The kept heap object of each result (core.selfAttention's SelfAttention): release(result) frees it.
+// If a result is dropped without release (a caller that does not know about it), the registry frees it
+// once the result is garbage collected, so a forgotten call leaks until then rather than forever.
+const HELD = Symbol('held');
+const unreleased = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((held) => held.delete()) : null;
+
+/**
+ * Frees the wasm heap the result holds (its sentence's X and its head's Q, K, V, weights), for a result
+ * no view will draw again: its heads(n, seed) and terms(i) not yet computed then throw. Any result is
+ * fine (one that holds nothing, a failed one, null); a second call does nothing.
+ */
+export function release(result) {
+  const held = result?.[HELD];
+  if (!held) return;
+  result[HELD] = null;
+  unreleased?.unregister(result);
+  held.delete();
+}
+
+function vectorResult(state, sources, key, keep) {
   const { core, vectors } = sources;
-  let X,
-    tokens,
-    total = null;
-  if (state.input === 'seed003') {
-    X = asMatrix(SEED003.X);
-    tokens = SEED003.labels.map((text) => ({ text, lookup: 'known', matched: text }));
-  } else {
-    const { embedding, total: all } = embedPrefix(core, vectors, state.sentence, MAX_TOKENS);
-    ({ X, tokens } = embedding);
-    total = all;
-    // The first chunk of the table holds the frequent words. A word it does not have (found or stemmed
-    // in the whole table, or not there at all) is looked up exactly as the whole table would once the
-    // shards of the word and of every stem the core would try are here (the store fetches the ones this
-    // result asks for); until then the result waits (the store keeps the last figure) rather than give other numbers.
-    const loaded = sources.vectorsShards ?? new Set();
-    const shards = sources.vectorsPartial ? missingShards(core, tokens, loaded) : [];
-    const missing = shards.length ? tokens.find((t) => t.lookup !== 'known') : null;
-    if (missing) {
-      // A text cut at MAX_TOKENS does not end in its last drawn word.
-      if (!sources.vectorsError) return waitForShards(core, tokens, all === null ? state.sentence : '', loaded);
-      // The whole table failed: the words the first chunk has still draw, this one cannot.
-      return {
-        ok: false,
-        kind: 'error',
-        loadFailed: true,
-        message: `“${missing.text}” is not in the word vectors' first chunk (the most frequent words), and the whole table could not load (${sources.vectorsError.message}).`,
-      };
-    }
-  }
-  const d = X.cols;
+  const seed003 = state.input === 'seed003';
+  const d = seed003 ? SEED003.X[0].length : vectors.dim;
   const projection = projectionOf(state, sources, d);
   const options = { temperature: state.temperature, causal: state.mask === 'causal' };
   const score = state.score;
-  let steps, divisor;
-  if (!projection.W) {
-    divisor = score === 'scaled' ? Math.sqrt(d) : 1;
-    steps = core.parameterFree(X, divisor, { ...options, score: score === 'cosine' ? 'cosine' : 'dot' });
-  } else {
-    divisor = score === 'scaled' ? Math.sqrt(projection.dk) : 1;
-    steps = core.attention(X, projection.W, { ...options, score: CORE_SCORES[score] });
+  // One call: the core embeds the sentence (X stays on its heap), picks the divisor for the score (√d_k,
+  // √d_model parameter-free, or 1), normalises along the rows or down the columns, and copies out only
+  // the kept steps.
+  const attended = core.selfAttention(seed003 ? { X: asMatrix(SEED003.X) } : { vectors, text: state.sentence, maxTokens: MAX_TOKENS }, {
+    ...options,
+    score,
+    axis: state.norm === 'columns' ? 'columns' : 'rows',
+    weights: projection.W,
+    keep: coreKeep(keep, seed003),
+  });
+  let tokens, total;
+  try {
+    if (seed003) {
+      tokens = SEED003.labels.map((text) => ({ text, lookup: 'known', matched: text }));
+      total = null;
+    } else {
+      tokens = attended.tokens;
+      total = attended.total > attended.T ? attended.total : null;
+      // The first chunk of the table holds the frequent words. A word it does not have (found or stemmed
+      // in the whole table, or not there at all) is looked up exactly as the whole table would once the
+      // shards of the word and of every stem the core would try are here (the store fetches the ones this
+      // result asks for); until then the result waits (the store keeps the last figure) rather than give other numbers.
+      const loaded = sources.vectorsShards ?? new Set();
+      const shards = sources.vectorsPartial ? missingShards(core, tokens, loaded) : [];
+      const missing = shards.length ? tokens.find((t) => t.lookup !== 'known') : null;
+      if (missing) {
+        attended.delete();
+        // A text cut at MAX_TOKENS does not end in its last drawn word.
+        if (!sources.vectorsError) return waitForShards(core, tokens, total === null ? state.sentence : '', loaded);
+        // The whole table failed: the words the first chunk has still draw, this one cannot.
+        return {
+          ok: false,
+          kind: 'error',
+          loadFailed: true,
+          message: `“${missing.text}” is not in the word vectors' first chunk (the most frequent words), and the whole table could not load (${sources.vectorsError.message}).`,
+        };
+      }
+    }
+  } catch (err) {
+    attended.delete();
+    throw err;
   }
-  // Softmax down the columns: the same scaled scores, each key's column normalised over the queries.
-  let weights = steps.weights,
-    output = steps.output;
-  if (state.norm === 'columns') {
-    weights = core.softmax(steps.scaled, { axis: 'columns' });
-    output = core.weightedSum(weights, steps.V);
-  }
+  const { steps } = attended;
   const result = {
     key,
-    kind: state.input === 'seed003' ? 'seed003' : 'vectors',
+    kept: keep ? new Set(keep) : null,
+    kind: seed003 ? 'seed003' : 'vectors',
     tokens,
     total,
     cap: MAX_TOKENS,
-    X,
     d,
-    projection: { ...projection, dv: steps.V.cols, dk: steps.Q.cols },
+    projection: { ...projection, dv: attended.dv, dk: attended.dk },
     steps,
-    weights,
-    output,
+    // The core's softmax ran along the chosen direction: its weights are the ones drawn.
+    weights: steps.weights,
+    output: steps.output ?? null,
     score,
     norm: state.norm,
-    divisor: score === 'scaled' ? `√${projection.W ? projection.dk : d}` : '1',
-    scaleDivisor: divisor,
+    divisor: divisorText(attended.divisor),
+    scaleDivisor: attended.divisor,
     temperature: state.temperature,
     causal: options.causal,
+    [HELD]: attended,
   };
-  result.terms = termsOf(core, result);
+  // X as it was kept, or copied out of the held sentence the first time a view reads it.
+  let X = attended.X ?? null;
+  Object.defineProperty(result, 'X', { enumerable: true, get: () => (X ??= attended.input()) });
+  unreleased?.register(result, attended, result);
+  result.terms = cachedTerms((i) => attended.queryTerms(i));
   // The heads score their queries and keys the way the single head does.
-  result.heads = headsOf(core, X, { ...options, score: CORE_SCORES[score] }, d);
+  result.heads = headsOf(attended, { ...options, score }, d);
   if (result.kind === 'seed003') {
     result.rounding = once(() => ({ rounded: asMatrix(SEED003.rounded), output: core.weightedSum(asMatrix(SEED003.rounded), steps.V) }));
   }
@@ -344,18 +394,16 @@ function projectionOf(state, sources, d) {
   return { mode, W, dk: W.Wq.cols };
 }
 
-/** The core's names of the scores. */
-const CORE_SCORES = { scaled: 'scaled_dot', dot: 'dot', cosine: 'cosine' };
-
-/** Seeded random heads over the same inputs (core.multiHead), computed on first use per (heads, seed). */
-function headsOf(core, X, options, d) {
+/** Seeded random heads over the same inputs, computed on first use per (heads, seed) on the held X (the weights go in). */
+function headsOf(attended, options, d) {
   const cache = new Map();
   return (n, seed) => {
     const count = Math.min(n, d);
     const key = `${count}/${seed}`;
     if (!cache.has(key)) {
       const w = multiHeadWeights(d, count, seed, HEAD_SHARPNESS);
-      const out = core.multiHead(X, { heads: w.heads, Wo: w.Wo }, options);
+      // The views draw each head's weights, its concat and output: only those come out.
+      const out = attended.multiHead({ heads: w.heads, Wo: w.Wo }, { ...options, keep: ['weights'] });
       cache.set(key, {
         maps: out.heads.map((h, k) => ({ weights: h.weights, title: `head ${k + 1}`, head: k })),
         steps: out.heads,

@@ -59,6 +59,11 @@ struct AttentionOptions {
   // The hand-exercise shortcuts of seeds 001/004: e^x is replaced by 3^x, and the ÷√d_k scaling by
   // floor(x/2) (the sheet's stand-in for ÷√3). Only for Dot and ScaledDot scores.
   bool hand_shortcuts = false;
+  // Which way the softmax normalises the scaled scores (row convention): Rows, each query's weights
+  // over the keys sum to 1 (the usual attention); Columns, each key's weights over the queries sum to 1
+  // (the page's "softmax down the columns"). The output is weights·V either way. Streaming attention and
+  // the column-convention entry (which already normalises down its columns) accept Rows only.
+  Axis axis = Axis::Rows;
 };
 
 // Every intermediate of one head, so a page can show each step. Row convention shapes:
@@ -67,10 +72,11 @@ struct AttentionOptions {
 // columns (Kᵀ·Q), and each column of weights sums to 1.
 struct AttentionSteps {
   Matrix Q, K, V;
-  Matrix scores;   // raw query-key scores (for Additive/Cosine: the score itself)
-  Matrix scaled;   // scores after ÷√d_k (ScaledDot) and ÷temperature; masked entries are -inf
-  Matrix weights;  // softmax of scaled; a query whose keys are all masked gets all-zero weights
-  Matrix output;   // weights applied to V
+  Matrix scores;         // raw query-key scores (for Additive/Cosine: the score itself)
+  Matrix scaled;         // scores after ÷√d_k (ScaledDot) and ÷temperature; masked entries are -inf
+  Matrix weights;        // softmax of scaled; a query whose keys are all masked gets all-zero weights
+  Matrix output;         // weights applied to V
+  double divisor = 1.0;  // what the scores were divided by before the temperature (score_divisor, or c)
 };
 
 // ---- softmax --------------------------------------------------------------------------------
@@ -100,6 +106,11 @@ Matrix cosine_scores(const Matrix& Q, const Matrix& K);      // a zero vector sc
 Matrix unit_rows(const Matrix& M);  // each row ÷ its length (a zero row stays zero): cosine = dot of these
 Matrix additive_scores(const Matrix& Q, const Matrix& K, const AdditiveWeights& w);
 
+// The one place the divisor of the scores is chosen: √d for ScaledDot (d = d_k, the width of the
+// queries; for parameter-free attention Q = X, so d = d_model), 1 for Dot, Cosine and Additive. Every
+// entry point (attention, parameter-free, multi-head, streaming) divides by what this returns.
+double score_divisor(Score score, Index d);
+
 // ---- masks ----------------------------------------------------------------------------------
 // Sets masked entries of scores (T_q × T_k, row convention) to -inf: causal hides keys after the
 // query; key_padding hides whole key columns.
@@ -110,6 +121,10 @@ void apply_mask(Matrix& scores, bool causal, const KeyPadding& key_padding);
 // weights·X. Q = K = V = X. Uses options' temperature, mask and shortcuts; its score must be Dot,
 // or Cosine for softmax(cos(x_i, x_j) / constant) (seeds 000/001: the dot product as a cosine).
 AttentionSteps parameter_free_attention(const Matrix& X, float constant, const AttentionOptions& options = {});
+// The same with the divisor chosen by score_divisor from options.score: ScaledDot divides by √d_model,
+// Dot and Cosine by 1 (the page's parameter-free attention; steps.divisor says what it was). The
+// constant is rounded to float as the overload above takes it, so both give the same numbers.
+AttentionSteps parameter_free_attention(const Matrix& X, const AttentionOptions& options);
 
 // Single-head attention in the row convention: Q = X·W_Q + b_Q, K = X·W_K + b_K, V = X·W_V + b_V,
 // weights = softmax(score(Q, K) / temperature) with masks, output = weights·V.

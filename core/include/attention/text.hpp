@@ -39,6 +39,7 @@ struct EmbeddedToken {
 struct Embedding {
   std::vector<EmbeddedToken> tokens;  // T tokens
   Matrix X;                           // T × dim, row t is the vector of tokens[t]
+  std::size_t total = 0;              // the text's token count (more than T when embed_first cut it)
 };
 
 // A vocabulary of word vectors, parsed from the project's vectors file (format in data/README.md):
@@ -70,9 +71,13 @@ class WordVectors {
   // Tokenises text and stacks one row per token; an unknown token gets a zero row and is marked.
   // Throws AttentionError when the text has no tokens or more than max_tokens of them.
   Embedding embed(std::string_view text, std::size_t max_tokens) const;
+  // The first max_tokens tokens of a longer text (all of a shorter one); total says how many it had.
+  // Throws AttentionError when the text has no tokens or max_tokens is 0.
+  Embedding embed_first(std::string_view text, std::size_t max_tokens) const;
 
  private:
   void dequantise(Index i, float* out) const;  // writes row i's dim() floats
+  Embedding embed_tokens(std::vector<std::string> tokens) const;
 
   // The whole file as read. Everything below holds offsets into it, not pointers, so that a copied
   // table does not point into its original.
