@@ -25,7 +25,7 @@ adoptFigureStyles(document);
 
 // The walkthrough and the by-hand sheet need the word vectors even when the page opens on the model;
 // the page's store also holds the by-hand sheet's numbers and computes its result (a widget has no sheet).
-const store = new Store(fromParams(params), { preloadVectors: !embed, byHand: !embed });
+const store = new Store(fromParams(params), { preloadVectors: !embed, byHand: !embed, walkthrough: !embed });
 const writeURL = () => {
   const p = toParams(store.state);
   if (embed) p.set('embed', '1');

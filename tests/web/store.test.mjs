@@ -70,7 +70,8 @@ test('a widget’s store holds no sheet and computes none', () => {
 });
 
 test('edited weights: each edit a new object through setEdits, which makes the weights "edited" in the same recompute', () => {
-  const { store, told } = loaded();
+  // The page's store: its walkthrough (where weights are edited) draws every step, so all come out of the core.
+  const { store, told } = loaded({ walkthrough: true });
   store.set({ weights: 'identity', dk: 4 });
   const { W } = store.result.projection;
   const text = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols), String));

@@ -6,7 +6,7 @@
 // every subscriber, which redraws from (state, result). Nothing else holds a copy of the sentence or
 // computes anything.
 import { loadCore, loadEncoder, loadFirstVectors, loadModel, loadShardedVectors, loadVectors } from './loader.js';
-import { HAND_DEFAULT, compute, computeHand } from './compute.js';
+import { HAND_DEFAULT, compute, computeHand, release } from './compute.js';
 import { frozenCells } from './cells.js';
 import { DEFAULTS, apply, isTrained } from './state.js';
 import { isAvailable, viewNamed } from './views/registry.js';
@@ -24,7 +24,9 @@ const TYPING_PAUSE_MS = 250;
 export class Store {
   /**
    * options: { preloadVectors (load the word vectors even when the model is shown), byHand (the page's
-   * by-hand sheet: hold its numbers, starting from the example, and compute its result with the rest) }
+   * by-hand sheet: hold its numbers, starting from the example, and compute its result with the rest),
+   * walkthrough (the page's walkthrough draws every step of the head: all of them come out of the core;
+   * otherwise only the steps the shown view draws, views/registry.js draws) }
    */
   constructor(initial = {}, options = {}) {
     this.state = apply(DEFAULTS, initial);
@@ -120,10 +122,13 @@ export class Store {
     }
     this.#load();
     const started = performance.now();
-    this.result = compute(this.state, this.sources, this.good);
+    this.result = compute(this.state, this.sources, this.good, { keep: this.#keep() });
     if (this.result.shards?.length) this.#askShards(this.result);
     if (this.result.ok) this.good = this.result;
-    else if (!this.#keepsGood(this.result)) this.good = null;
+    else if (!this.#keepsGood(this.result)) {
+      release(this.good); // no view draws it again: its sentence leaves the core's heap
+      this.good = null;
+    }
     // The view's extra numbers from the same sources (the compare view's second sentence), reusing the last where they match.
     const extra = viewNamed(this.state.view).extra;
     this.extra = extra ? extra(this.state, this.sources, this.shown, this.extra) : null;
@@ -142,6 +147,11 @@ export class Store {
     if (!s.hand || !s.core) return;
     this.handResult = computeHand(s.core, s.hand, this.handResult);
     if (this.handResult.ok) this.handGood = this.handResult;
+  }
+
+  /** The steps of the head that come out of the core: those the shown view draws, or all for the walkthrough. */
+  #keep() {
+    return this.options.walkthrough ? null : new Set(viewNamed(this.state.view).draws ?? ['weights']);
   }
 
   /** The result views draw: the latest, or under a bad edited cell (or while a word's vector loads) the last good one. */

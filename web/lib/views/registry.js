@@ -12,6 +12,8 @@
 //                    legend (element), extra (the entry's extra numbers) }
 //   embedHeight(state, shown)   the iframe snippet's height (CSS px) that shows it without a scrollbar
 // and, where the default does not fit it:
+//   draws            the steps of the head it reads from the Result (default ['weights']; the core copies out
+//                    only these when the page's walkthrough is not shown)
 //   grid             its nodes wrap as a grid (several maps)
 //   drawsHeads       it draws every head, not the one head the settings pick (the notes say so)
 //   available(state, { imported })   whether it can be chosen now (default: always); hideUnavailable:

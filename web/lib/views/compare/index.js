@@ -21,6 +21,8 @@ export default {
   label: 'Compare',
   hint: 'Each sentence: the word’s attention as bars, and its nearest words before and after attention. Two sentences of as many words also get a difference map: hover or tap it to read a cell.',
   View: CompareView,
+  // The word's row, and its output row A(i) for the nearest words after attention.
+  draws: ['weights', 'output'],
   // At 600 px the two sides stack (a bar per word and two lists each) above the difference map of two
   // sentences of the same length: 1,851 px at seven words, 2,520 at 21 (measured).
   embedHeight: wordRowsHeight(1880, 50),

@@ -45,6 +45,7 @@ export default {
   label: 'Steps',
   hint: 'The numbers the core computed for the selected word, stage by stage.',
   View: StepsView,
+  draws: ['scores', 'scaled', 'weights', 'output'],
   embedHeight: wordRowsHeight(580, 22),
   // Imported attention holds only the weights: there are no scores to show.
   available: (state, { imported }) => !imported,
