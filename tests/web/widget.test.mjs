@@ -14,6 +14,7 @@ import {
   assertLabels,
   assertWeights,
   coreFetches,
+  drawn,
   readHeatmaps,
   root,
   site,
@@ -80,6 +81,8 @@ const widgetsDrawn = (page) =>
       return (
         all.length > 0 &&
         all.every((w) => {
+          // The host says its figure drew a state and nothing is on its way (figure.js render()).
+          if (w.getAttribute('aria-busy') !== 'false' || w.dataset.drawn === undefined) return false;
           const view = w.shadowRoot?.querySelector('#plot:not([hidden]) #heatmap');
           return (
             view &&
@@ -418,11 +421,16 @@ test("share / embed: the link and iframe URL reproduce the widget's state on the
     await widgetsDrawn(page);
     const w = page.locator('#fig-heads');
     const text = 'the river bank was quiet';
+    const scope = '#fig-heads';
     await w.locator('#sentence').fill(text);
+    // The new words' vector shards arrive before the figure draws the sentence: wait for it.
+    await drawn(page, { scope, sentence: text });
     // Heads first: the Heads control shows only while the heads view is on (it changes nothing else).
     await w.locator('#heads').fill('3');
     await w.locator('#heads').dispatchEvent('change');
+    await drawn(page, { scope, sentence: text, heads: 3 });
     await w.locator('#view').selectOption('steps');
+    await drawn(page, { scope, sentence: text, heads: 3, view: 'steps' });
     assert.equal(await w.locator('#heads').isVisible(), false);
     await w.locator('#mask').selectOption('causal');
     await w.locator('#temperature').evaluate((el) => {
@@ -431,9 +439,11 @@ test("share / embed: the link and iframe URL reproduce the widget's state on the
     });
     await w.locator('#word').selectOption({ value: '2' });
     const ref = single(text, { temperature: 0.7, mask: 'causal' }).steps;
+    await drawn(page, { scope, sentence: text, heads: 3, view: 'steps', mask: 'causal', temperature: 0.7, word: 2 });
     assertSteps((await shown(page, 'fig-heads')).steps, ref, 2);
 
     await w.locator('.shareButton').click();
+    await w.locator('.panel.share').waitFor({ state: 'visible' });
     const link = await w.locator('.share-url').inputValue();
     const snippet = await w.locator('.share-snippet').inputValue();
     const params = new URL(link).searchParams;
@@ -453,8 +463,8 @@ test("share / embed: the link and iframe URL reproduce the widget's state on the
 
     // The iframe URL, opened: the same state, the same numbers, the figure alone.
     full = await open(src.slice(url.length));
-    await full.page.waitForSelector('svg.steps', { timeout: 20_000 });
     const p = full.page;
+    await drawn(p, Object.fromEntries(params));
     assert.equal(await p.inputValue('#sentence'), text);
     assert.equal(await p.inputValue('#view'), 'steps');
     assert.equal(await p.inputValue('#mask'), 'causal');
@@ -465,12 +475,13 @@ test("share / embed: the link and iframe URL reproduce the widget's state on the
     assert.equal(await p.locator('header').isVisible(), false, 'embed mode shows the figure alone');
     // The page's own share link is the same state.
     await p.click('.shareButton');
+    await p.locator('.panel.share').waitFor({ state: 'visible' });
     const again = new URL(await p.inputValue('.share-url'));
     assert.deepEqual(Object.fromEntries(again.searchParams), Object.fromEntries(params));
 
     // On the page, changing something rewrites the URL, and the rewritten URL reproduces it.
     await p.selectOption('#view', 'heads');
-    await p.waitForFunction(() => document.querySelector('.heatmap.compact canvas.cells')?.attentionWeights);
+    await drawn(p, { ...Object.fromEntries(params), view: 'heads' });
     const now = new URL(p.url());
     assert.equal(now.searchParams.get('view'), 'heads');
     assert.equal(now.searchParams.get('embed'), '1');
@@ -479,7 +490,7 @@ test("share / embed: the link and iframe URL reproduce the widget's state on the
     assert.equal(s.heads.length, 3);
     s.heads.forEach((h, k) => assertCells(h, refHeads.heads[k].weights, `page head ${k + 1}`));
     await p.reload();
-    await p.waitForFunction(() => document.querySelector('.heatmap.compact canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+    await drawn(p, { ...Object.fromEntries(params), view: 'heads' });
     const s2 = await shown(p, null);
     assert.deepEqual(s2.heads, s.heads);
     assert.deepEqual(full.problems, []);
