@@ -310,8 +310,12 @@ export async function figureState(page, host) {
   return { message: message.text, messageKind: message.kind, map: maps[0] ?? null };
 }
 
-/** A state value as toParams (web/lib/state.js) writes it, or null for a value it leaves out. */
-const paramOf = (v) => (v === null || v === undefined ? null : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+/**
+ * A state value as toParams (web/lib/state.js) writes it, or null for a value it leaves out; read back
+ * through URLSearchParams as data-drawn is (a lone surrogate becomes U+FFFD).
+ */
+const paramOf = (v) =>
+  v === null || v === undefined ? null : new URLSearchParams([['v', typeof v === 'boolean' ? (v ? '1' : '0') : String(v)]]).get('v');
 const DEFAULT_PARAMS = Object.fromEntries(Object.entries(DEFAULTS).map(([k, v]) => [k, paramOf(v)]));
 
 /**
