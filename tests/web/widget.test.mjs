@@ -22,6 +22,7 @@ import {
   withoutRelaxedSimd,
 } from './harness.mjs';
 import { HEAD_SHARPNESS, multiHeadWeights } from '../../web/lib/rng.js';
+import { DEFAULTS } from '../../web/lib/state.js';
 
 const TOLERANCE = 1e-6;
 let browser, url, core, vectors, session;
@@ -205,8 +206,8 @@ test("examples page, strict CSP: three widgets draw the core's numbers from one 
       "one fetch of the vectors' first chunk for three widgets",
     );
     // Their sentences' words are all in the first chunk, and none of these views needs every word: the
-    // whole table (vectors.bin, 1.1 MB) is never fetched, nor any shard.
-    await page.waitForTimeout(1_000);
+    // whole table (vectors.bin, 1.1 MB) is never fetched, nor any shard. (The store asks for what a state
+    // needs in the same update that draws it: all three drew their state and none is busy, so nothing is left to ask.)
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin') || p.includes('/vectors-shards/')).length, 0, requests.join(' '));
     assert.ok(
       requests.every(
@@ -241,9 +242,13 @@ test('the preload link the READMEs suggest is used by the widget: one fetch of e
     await widgetsDrawn(page);
     const a = await shown(page, 'fig-heatmap');
     assertCells(a.map, single('the train left the station on time').steps.weights, 'heatmap');
-    // A preload whose request mode differs from the widget's fetch would be fetched twice, and Chromium
-    // warns about an unused preload a few seconds after the load.
-    await page.waitForTimeout(3_500);
+    // A preload whose request mode differs from the widget's fetch would be fetched twice (two requests,
+    // two resource entries): the widgets drew, so their fetch of the first chunk is done.
+    assert.equal(
+      await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/vectors-first.bin')).length),
+      1,
+      'the preload is the fetch',
+    );
     assert.deepEqual(coreFetches(requests), { fixed: 0, relaxed: 1 }, requests.join(' '));
     assert.equal(requests.filter((p) => p.endsWith('/vectors-first.bin')).length, 1, requests.join(' '));
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 0, requests.join(' '));
@@ -283,7 +288,13 @@ test('a widget reacts to each attribute changing', async () => {
   const { page, problems } = await open('examples/index.html');
   try {
     await widgetsDrawn(page);
-    const set = (name, value) => page.evaluate(([n, v]) => document.getElementById('fig-heatmap').setAttribute(n, v), [name, value]);
+    // Sets an attribute, then waits until the widget drew every state attribute set so far.
+    const want = {};
+    const set = async (name, value) => {
+      await page.evaluate(([n, v]) => document.getElementById('fig-heatmap').setAttribute(n, v), [name, value]);
+      if (name in DEFAULTS) want[name] = value;
+      await drawn(page, { scope: '#fig-heatmap', ...want });
+    };
     const text = 'he cashed a check at the bank';
     await set('sentence', text);
     let s = await shown(page, 'fig-heatmap');
@@ -324,6 +335,9 @@ test('a widget reacts to each attribute changing', async () => {
       page.evaluate(() => getComputedStyle(document.getElementById('fig-heatmap').shadowRoot.querySelector('.af')).backgroundColor);
     assert.equal(await bg(), 'rgb(255, 255, 255)');
     await set('theme', 'dark');
+    await page.waitForFunction(() =>
+      document.getElementById('fig-heatmap').shadowRoot.querySelector('.af').classList.contains('theme-dark'),
+    );
     assert.equal(await bg(), 'rgb(23, 25, 30)');
 
     const visible = (sel) =>
@@ -334,9 +348,13 @@ test('a widget reacts to each attribute changing', async () => {
     assert.equal(await visible('#sentence'), true);
     assert.equal(await visible('.toolbar'), false);
     await set('controls', 'none');
+    await page.waitForFunction(
+      () => document.getElementById('fig-heatmap').shadowRoot.querySelector('#sentence').getClientRects().length === 0,
+    );
     assert.equal(await visible('#sentence'), false);
     assert.equal(await visible('#temperature'), false);
     await set('controls', 'mask export');
+    await page.waitForFunction(() => document.getElementById('fig-heatmap').shadowRoot.querySelector('#mask').getClientRects().length > 0);
     assert.equal(await visible('#mask'), true);
     assert.equal(await visible('.svgButton'), true);
     assert.equal(await visible('#sentence'), false);
@@ -505,7 +523,7 @@ test('the page reads view and selected word from the URL (lines isolate the word
   const text = 'the train left the station on time';
   const { page, problems } = await open(`index.html?sentence=${encodeURIComponent(text)}&view=lines&word=4`);
   try {
-    await page.waitForFunction(() => document.querySelector('canvas.links')?.attentionLines, null, { timeout: 20_000 });
+    await drawn(page, { sentence: text, view: 'lines', word: 4 });
     const s = await shown(page, null);
     const ref = single(text).steps.weights;
     assertLinks(s.lines, ref, 'page lines');
@@ -630,7 +648,7 @@ test('JSON export follows the heatmap: with norm="columns" it holds the column s
   try {
     await widgetsDrawn(page);
     await page.evaluate(() => document.getElementById('fig-heatmap').setAttribute('norm', 'columns'));
-    await page.waitForFunction(() => document.getElementById('fig-heatmap').exportJSON().settings?.norm === 'columns');
+    await drawn(page, { scope: '#fig-heatmap', norm: 'columns' });
     const json = await page.evaluate(() => document.getElementById('fig-heatmap').exportJSON());
     const columns = core.softmax(single('the train left the station on time').steps.scaled, { axis: 'columns' });
     const T = columns.rows;
@@ -661,22 +679,28 @@ test("import: a model's attention (layers × heads × T × T) draws in heatmap, 
     await w.locator('.importButton').click();
     await w.locator('.import-text').fill(JSON.stringify(hf));
     await w.locator('.import-go').click();
+    // The import draws at once and says so (the figure's state, and so data-drawn, stays the same).
+    await w.locator('.imported', { hasText: 'Imported: 2 layers' }).waitFor();
+    await drawn(page, { scope: '#fig-heads' });
     let s = await shown(page, 'fig-heads');
     assert.equal(s.message, '');
     assert.equal(s.heads.length, 3);
     s.heads.forEach((h, k) => assertCells(h, layers[0].heads[k].weights, `imported layer 1 head ${k + 1}`));
     assert.match(await w.locator('.imported').textContent(), /Imported: 2 layers × 3 heads, 6 tokens/);
     await w.locator('#layer').selectOption({ value: '1' });
+    await drawn(page, { scope: '#fig-heads', layer: 1 });
     s = await shown(page, 'fig-heads');
     s.heads.forEach((h, k) => assertCells(h, layers[1].heads[k].weights, `imported layer 2 head ${k + 1}`));
 
     await w.locator('#view').selectOption('heatmap');
     await w.locator('#head').selectOption({ value: '2' });
+    await drawn(page, { scope: '#fig-heads', view: 'heatmap', layer: 1, head: 2 });
     s = await shown(page, 'fig-heads');
     assert.deepEqual(s.rows, hf.tokens, 'tokens shown as text');
     assertCells(s.map, layers[1].heads[2].weights, 'imported heatmap');
     assert.equal(await page.evaluate(() => document.getElementById('fig-heads').shadowRoot.querySelectorAll('b').length), 0);
     await w.locator('#view').selectOption('lines');
+    await drawn(page, { scope: '#fig-heads', view: 'lines' });
     assertLinks((await shown(page, 'fig-heads')).lines, layers[1].heads[2].weights, 'imported lines');
     assert.equal(await w.locator('#view option[value=steps]').isDisabled(), true);
     assert.equal(await w.locator('#sentence').isDisabled(), true);
@@ -685,6 +709,8 @@ test("import: a model's attention (layers × heads × T × T) draws in heatmap, 
     const bad = async (input, pattern) => {
       await w.locator('.import-text').fill(input);
       await w.locator('.import-go').click();
+      await w.locator('.import-message', { hasText: pattern }).waitFor();
+      await drawn(page, { scope: '#fig-heads' });
       const m = await shown(page, 'fig-heads');
       assert.match(m.message, pattern);
       assert.match(await w.locator('.import-message').textContent(), pattern);
@@ -699,7 +725,9 @@ test("import: a model's attention (layers × heads × T × T) draws in heatmap, 
 
     // Back to the word vectors.
     await w.locator('.clear-import').click();
+    await w.locator('.clear-import').waitFor({ state: 'hidden' });
     await w.locator('#view').selectOption('heatmap');
+    await drawn(page, { scope: '#fig-heads', view: 'heatmap' });
     s = await shown(page, 'fig-heads');
     assertCells(s.map, single('the bank of the river flooded').steps.weights, 'back to vectors');
     assert.deepEqual(problems, []);
@@ -733,6 +761,7 @@ test('a widget with src= draws a JSON file of attention without fetching the wor
     // A missing file is reported.
     await page.evaluate(() => document.getElementById('fig-src').setAttribute('src', 'missing.json'));
     await page.waitForFunction(() => !document.getElementById('fig-src').shadowRoot.getElementById('message').hidden);
+    await drawn(page, { scope: '#fig-src' });
     assert.match((await shown(page, 'fig-src')).message, /Could not load the attention file missing\.json \(HTTP 404\)/);
     assert.deepEqual(
       problems.filter((p) => !/missing\.json|404/.test(p)),
