@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
-import { openWatched, startSession } from './harness.mjs';
+import { drawn, openWatched, startSession } from './harness.mjs';
 
 const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const VIEWS = ['heatmap', 'lines', 'steps', 'heads'];
@@ -65,6 +65,7 @@ for (const theme of ['light', 'dark']) {
     for (const view of VIEWS) {
       const { page, problems, close } = await openWithAxe(`index.html?view=${view}&theme=${theme}`, theme);
       try {
+        await drawn(page, { timeout: 30_000, view });
         await figuresDrawn(page);
         await page.waitForFunction(() => document.documentElement.classList.contains('explainer-ready'), null, { timeout: 30_000 });
         found.push(...(await audit(page, `page ${view}`)));
@@ -72,6 +73,7 @@ for (const theme of ['light', 'dark']) {
         await page.click('#more');
         await page.click('.shareButton');
         await page.click('.importButton');
+        for (const panel of ['.panel.share', '.panel.import']) await page.locator(panel).waitFor({ state: 'visible' });
         found.push(...(await audit(page, `page ${view}, panels open`)));
         assert.deepEqual(problems, [], view);
       } finally {
@@ -92,13 +94,15 @@ for (const [file, theme] of [
       const { page, problems, close } = await openWithAxe(`examples/${file}`, theme);
       try {
         await page.evaluate((view) => document.querySelectorAll('attention-figure').forEach((w) => w.setAttribute('view', view)), view);
+        for (const id of await page.evaluate(() => [...document.querySelectorAll('attention-figure')].map((w) => w.id)))
+          await drawn(page, { timeout: 30_000, scope: `#${id}`, view });
         await figuresDrawn(page);
-        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
         found.push(...(await audit(page, `${file} ${view}`)));
         // The third figure has every control: open its panels.
         const w = page.locator('#fig-heads');
         await w.locator('.shareButton').click();
         await w.locator('.importButton').click();
+        for (const panel of ['.panel.share', '.panel.import']) await w.locator(panel).waitFor({ state: 'visible' });
         found.push(...(await audit(page, `${file} ${view}, panels open`)));
         assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], `${file} ${view}: the policy allowed axe`);
         assert.deepEqual(problems, [], view);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { DEFAULTS, apply, fromParams, toParams } from '../../web/lib/state.js';
 import { compute, wordOf } from '../../web/lib/compute.js';
 import { compareLine, compareOf } from '../../web/lib/views/compare/comparison.js';
-import { figureState, modelReference, openWatched, startSession } from './harness.mjs';
+import { drawn, figureState, modelReference, openWatched, startSession } from './harness.mjs';
 
 let session, browser, url, core, vectors, api;
 const CHECK = 'he cashed a check at the bank',
@@ -192,14 +192,10 @@ test('the page draws the comparison; its difference map is the two figures’ ow
   });
   try {
     // The two figures, as the page draws them.
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights);
+    await drawn(page, { sentence: TRAIN, view: 'heatmap' });
     const w1 = (await figureState(page, null)).map;
     await page.fill('#sentence', BUS);
-    await page.waitForFunction(
-      () =>
-        document.querySelector('#heatmap canvas.cells')?.attentionWeights &&
-        document.getElementById('word').options[1]?.textContent === '2: bus',
-    );
+    await drawn(page, { sentence: BUS, view: 'heatmap' });
     const w2 = (await figureState(page, null)).map;
     await page.fill('#sentence', TRAIN);
     // The compare view, on a sentence of the reader's own (the untouched default would open on the bank pair).
@@ -207,6 +203,8 @@ test('the page draws the comparison; its difference map is the two figures’ ow
     await page.fill('#sentence', TRAIN);
     await page.fill('#sentence2', BUS);
     await page.selectOption('#word', '4');
+    await drawn(page, { view: 'compare', sentence: TRAIN, sentence2: BUS, word: 4 });
+    // The nearest words search the whole table, which comes after the view's first drawing.
     await page.waitForFunction(() => document.querySelectorAll('svg.compare-side text.neighbour').length === 20, null, { timeout: 20_000 });
     const shown = await readCompare(page);
     const cell = (m, r, c) => m.cells.find((x) => x.row === r && x.col === c).weight;
@@ -243,6 +241,7 @@ test('the page draws the comparison; its difference map is the two figures’ ow
     assert.ok((svg.match(/<rect[^>]*data-row=/g) ?? []).length >= 49, 'the difference map’s cells');
     // A sentence pair of different lengths: no difference map, and the view says why it is gone.
     await page.fill('#sentence2', 'the bus left');
+    await drawn(page, { view: 'compare', sentence2: 'the bus left' });
     await page.waitForFunction(() => document.querySelector('.compare-diff')?.hidden === true);
     assert.deepEqual(problems, []);
   } finally {
@@ -256,6 +255,7 @@ test('the page with the trained encoder: the lists are the model’s own nearest
     viewport: { width: 1280, height: 900 },
   });
   try {
+    await drawn(page, { view: 'compare', source: 'encoder', layer: 2, head: 0 });
     await page.waitForFunction(() => document.querySelectorAll('svg.compare-side text.neighbour').length === 20, null, { timeout: 30_000 });
     const shown = await readCompare(page);
     // Each side: bank's row of layer 3, head 1, and its nearest words in the input, then after layer 3.
@@ -285,6 +285,7 @@ test('the page with the trained encoder: the lists are the model’s own nearest
 test('phone: the two sides stack; the widget takes view="compare" and sentence2', async () => {
   const { page, problems } = await openWatched(browser, `${url}?view=compare`, { viewport: { width: 390, height: 844 } });
   try {
+    await drawn(page, { view: 'compare' });
     await page.waitForFunction(() => document.querySelectorAll('svg.compare-side text.neighbour').length === 20, null, { timeout: 20_000 });
     const shown = await readCompare(page);
     assert.ok(shown.sides[1].box.top >= shown.sides[0].box.bottom - 1, 'stacked');
@@ -306,6 +307,7 @@ test('phone: the two sides stack; the widget takes view="compare" and sentence2'
       },
       { a: CHECK, b: RIVER },
     );
+    await drawn(page, { scope: '#fig-compare', view: 'compare', sentence: CHECK, sentence2: RIVER, word: 6 });
     await page.waitForFunction(
       () => document.querySelector('#fig-compare')?.shadowRoot.querySelectorAll('svg.compare-side text.neighbour').length === 20,
       null,

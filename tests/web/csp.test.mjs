@@ -5,7 +5,7 @@
 // draw the right weights, take typed input and record no violation and no console error.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertShows, elementCensus, figureState, openWatched, settled, startSession } from './harness.mjs';
+import { assertShows, drawn, elementCensus, figureState, openWatched, settled, startSession } from './harness.mjs';
 
 export const STRICT_CSP = [
   "default-src 'none'",
@@ -53,6 +53,7 @@ async function exercise(page, problems, host) {
   assertShows(await figureState(page, host), await box.inputValue(), ref);
   for (const text of ['he cashed a check at the bank', '"><img src=x onerror="window.__pwned=1"> émigré 🚂']) {
     await box.fill(text);
+    await drawn(page, { scope: host, sentence: text });
     await settled(page, host);
     assertShows(await figureState(page, host), text, ref);
   }
@@ -98,6 +99,8 @@ test('the trained model loads and draws under the strict CSP header (its module 
         });
         await page.evaluate(() => document.getElementById('fig-heatmap').setAttribute('source', 'model'));
       }
+      // ('model' is the decoder's old name.)
+      await drawn(page, { timeout: 20_000, scope: host, source: path.includes('encoder') ? 'encoder' : 'decoder' });
       await page.waitForFunction(
         (host) => {
           const scope = host ? document.querySelector(host).shadowRoot : document;

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openWatched, root, startSession } from './harness.mjs';
+import { drawn, openWatched, root, startSession } from './harness.mjs';
 
 let browser, url, session;
 
@@ -16,11 +16,6 @@ before(async () => {
 });
 
 after(() => session?.stop());
-
-const drawn = (target) =>
-  target.waitForFunction(() => document.documentElement.classList.contains('figure-drawn') && window.attentionStore?.shown, null, {
-    timeout: 30_000,
-  });
 
 /** Which of the figure's controls and buttons are on screen. */
 const visibleControls = (target) =>
@@ -102,6 +97,7 @@ test("&controls= chooses what an embedded page shows (the widget's words); the f
   try {
     await drawn(page);
     await page.selectOption('#view', 'lines');
+    await drawn(page, { view: 'lines' });
     await page.waitForFunction(() => new URL(location.href).searchParams.get('view') === 'lines');
     assert.equal(new URL(page.url()).searchParams.get('controls'), 'view');
     // Outside a frame (no embed=1) the page is the full page: every control.
@@ -117,18 +113,18 @@ test("&controls= chooses what an embedded page shows (the widget's words); the f
 test("a widget's share snippet carries its controls to the frame", async () => {
   const { page, problems } = await openWatched(browser, `${url}examples/index.html`, { viewport: { width: 1100, height: 900 } });
   try {
-    await page.waitForFunction(() => document.getElementById('fig-lines').shadowRoot?.querySelector('canvas.links')?.attentionLines, null, {
-      timeout: 20_000,
-    });
+    await drawn(page, { scope: '#fig-lines', view: 'lines' });
     const w = page.locator('#fig-lines');
     await w.locator('.shareButton').click();
+    await w.locator('.panel.share').waitFor({ state: 'visible' });
     const snippet = await w.locator('.share-snippet').inputValue();
     const src = /<iframe src="([^"]+)"/.exec(snippet)[1].replaceAll('&amp;', '&');
     assert.equal(new URL(src).searchParams.get('controls'), 'sentence view mask temperature share');
     assert.equal(/height="(\d+)"/.exec(snippet)[1], '580', "the lines view's height");
     await page.goto(src);
-    await drawn(page);
+    await drawn(page, { view: 'lines' });
     await page.click('#more');
+    await page.locator('#mask').waitFor({ state: 'visible' });
     assert.deepEqual((await visibleControls(page)).sort(), ['mask', 'more', 'sentence', 'share', 'temperature', 'view']);
     assert.deepEqual(problems, []);
   } finally {
@@ -154,7 +150,7 @@ test("the embedded page sends its height to the parent; README.md's lines fit th
     assert.ok(size.scroll > size.client, 'a 300 px frame is too short for the lines view');
     // Taller content (the heads view): a new message with the new height.
     await frame.selectOption('#view', 'heads');
-    await frame.waitForFunction(() => document.querySelector('.heatmap.compact canvas.cells')?.attentionWeights);
+    await drawn(frame, { view: 'heads' });
     size = await fit(frame);
     last = await heightMessage(size.content);
     assert.ok(last.data.height > 700, `heads: ${last.data.height} px`);
@@ -165,10 +161,16 @@ test("the embedded page sends its height to the parent; README.md's lines fit th
   // With the README's lines in the article, the frame takes the page's height: no scrollbar.
   const withListener = await article(`${url}index.html?view=heads&embed=1`, { height: 300, script: listener });
   try {
-    await withListener.page.waitForFunction(() => document.querySelector('iframe').getBoundingClientRect().height > 700, null, {
-      timeout: 10_000,
-    });
-    await withListener.page.waitForTimeout(300);
+    await drawn(withListener.frame, { view: 'heads' });
+    // The listener has set the frame to the height the page last posted (taller than 700 px).
+    await withListener.page.waitForFunction(
+      () => {
+        const posted = window.__messages.filter((m) => m.data?.type === 'attention-figure:height').at(-1)?.data.height;
+        return posted > 700 && Math.round(document.querySelector('iframe').getBoundingClientRect().height) === posted;
+      },
+      null,
+      { timeout: 10_000 },
+    );
     const size = await fit(withListener.frame);
     assert.ok(size.scroll <= size.client, `frame ${size.client} px for ${size.scroll} px of content`);
     assert.deepEqual(withListener.problems, []);
@@ -185,8 +187,10 @@ test("the embedded page sends its height to the parent; README.md's lines fit th
   });
   try {
     await drawn(alone.page);
-    await alone.page.waitForTimeout(500);
-    assert.deepEqual(await alone.page.evaluate(() => window.__messages), []);
+    // A message of its own, posted after the figure drew: once it arrives, any the page posted before it has too.
+    await alone.page.evaluate(() => postMessage('__sentinel', '*'));
+    await alone.page.waitForFunction(() => window.__messages.includes('__sentinel'));
+    assert.deepEqual(await alone.page.evaluate(() => window.__messages.filter((m) => m !== '__sentinel')), []);
   } finally {
     await alone.page.close();
   }
@@ -213,7 +217,7 @@ test("the snippet's height per view (the README's too) shows the view without a 
     if (!query.includes('&')) heights[query.slice(5)] = height;
     const { page, frame, problems } = await article(`${url}index.html?${query}&embed=1`, { height });
     try {
-      await page.waitForTimeout(300);
+      await drawn(frame, { view: new URLSearchParams(query).get('view') });
       const size = await fit(frame);
       assert.ok(size.scroll <= size.client, `${query}: ${size.scroll} px of content in a ${height} px frame`);
       assert.ok(height - size.content <= 120, `${query}: ${height - size.content} px left blank in a ${height} px frame`);

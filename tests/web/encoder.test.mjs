@@ -6,7 +6,7 @@
 // Build first: bash scripts/build.sh. Run: node --test tests/web/
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertLabels, assertWeights, figureState, modelReference, openWatched, readHeatmaps, startSession } from './harness.mjs';
+import { assertLabels, assertWeights, drawn, figureState, modelReference, openWatched, readHeatmaps, startSession } from './harness.mjs';
 
 const SENTENCE = 'the train left the station on time';
 let session, browser, url, encoder, decoder;
@@ -27,6 +27,7 @@ after(() => {
 /** The page at `query`, once its trained model has drawn (the guesses box shows with it). */
 async function open(query, viewport = { width: 1280, height: 900 }) {
   const opened = await openWatched(browser, `${url}${query}`, { viewport });
+  await drawn(opened.page, { timeout: 30_000, source: new URLSearchParams(query).get('source') });
   await opened.page.waitForFunction(() => !document.getElementById('predictions').hidden && !document.getElementById('plot').hidden, null, {
     timeout: 30_000,
   });
@@ -57,6 +58,7 @@ test('encoder and decoder on the same sentence: the core’s maps, both sides ag
 
     await page.click('#more');
     await page.selectOption('#source', 'decoder');
+    await drawn(page, { timeout: 30_000, source: 'decoder', layer: 1, head: 2 });
     await page.waitForFunction(() => /^Decoder:/.test(document.getElementById('option-note').textContent), null, { timeout: 30_000 });
     ({ map } = await figureState(page, null));
     const drun = decoder.model.run(SENTENCE);
@@ -76,6 +78,7 @@ test('fill the blank: pressing a word hides it; the heatmap is the masked run an
     assert.deepEqual(await buttons.allTextContents(), SENTENCE.split(' '));
     assert.match(await page.textContent('#predictions .predictions-title'), /Choose a word to hide/);
     await buttons.nth(4).click(); // "station"
+    await drawn(page, { source: 'encoder', blank: 4, word: 4 });
     await page.waitForFunction(() => document.querySelectorAll('#predictions .prediction-list li').length === 5, null, {
       timeout: 20_000,
     });
@@ -103,6 +106,7 @@ test('fill the blank: pressing a word hides it; the heatmap is the masked run an
 
     // Pressed again, the word comes back.
     await buttons.nth(4).click();
+    await drawn(page, { source: 'encoder', blank: null });
     await page.waitForFunction(() => !new URL(location.href).searchParams.has('blank'));
     const back = await figureState(page, null);
     assertWeights(back.map, encoder.model.run(SENTENCE).layers[0].heads[0].weights, 'unmasked again');
@@ -135,6 +139,7 @@ test('every layer: each layer × head and the rollout are the core’s, captione
     assert.match(label, /^Open Layer 2 · head 3 in the heatmap/);
 
     await page.click('.model-map[data-layer="1"][data-head="2"] .open-map');
+    await drawn(page, { source: 'encoder', view: 'heatmap', layer: 1, head: 2 });
     await page.waitForFunction(() => new URL(location.href).searchParams.get('view') === 'heatmap');
     const params = new URL(page.url()).searchParams;
     assert.deepEqual([params.get('layer'), params.get('head')], ['1', '2']);
@@ -144,6 +149,7 @@ test('every layer: each layer × head and the rollout are the core’s, captione
     assert.equal(await page.locator('#view option[value=model]').isDisabled(), false);
     await page.click('#more');
     await page.selectOption('#source', 'vectors');
+    await drawn(page, { source: 'vectors' });
     await page.waitForFunction(() => document.querySelector('#view option[value=model]').disabled);
     assert.deepEqual(problems, []);
   } finally {
@@ -156,6 +162,7 @@ test('phone: the every-layer view scrolls each layer sideways, the page does not
   const page = await context.newPage();
   try {
     await page.goto(`${url}?source=encoder&view=model`);
+    await drawn(page, { timeout: 30_000, source: 'encoder', view: 'model' });
     await page.waitForFunction(() => document.querySelectorAll('.model-map canvas.cells').length > 4, null, { timeout: 30_000 });
     const sizes = await page.evaluate(() => ({
       page: [document.documentElement.scrollWidth, document.documentElement.clientWidth],

@@ -6,7 +6,7 @@
 // Build first: bash scripts/build.sh. Run: node --test tests/web/
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertColours, assertWeights, figureState, onScreen, readHeatmaps, startSession } from './harness.mjs';
+import { assertColours, assertWeights, drawn, figureState, onScreen, readHeatmaps, startSession } from './harness.mjs';
 import { HEAD_SHARPNESS, multiHeadWeights } from '../../web/lib/rng.js';
 
 const TOL = 1e-6;
@@ -100,6 +100,7 @@ test('seed 003 preset: the walkthrough shows the seed’s keys, queries, values,
   const { page, problems } = await open();
   try {
     await page.click('#x-preset');
+    await drawn(page, { input: 'seed003' });
     await onScreen(page, 'step-scores');
     await page.waitForFunction(() => document.querySelector('table[data-name="scores"]')?.dataset.rows === '3');
     assert.deepEqual(rowsOf(await readTable(page, 'K')), [
@@ -154,6 +155,7 @@ test('seed 003 preset: the walkthrough shows the seed’s keys, queries, values,
     // Scaling by √3 instead (the figure's score, which the walkthrough follows): softmax row 1 = [0.136126, 0.431937, 0.431937].
     await moreOptions(page);
     await page.selectOption('#score', 'scaled');
+    await drawn(page, { input: 'seed003', score: 'scaled' });
     await onScreen(page, 'step-softmax');
     await page.waitForFunction(
       () => document.querySelector('table[data-name="softmax"] tr[data-stage="weight α"] td')?.textContent === '0.1361',
@@ -164,6 +166,7 @@ test('seed 003 preset: the walkthrough shows the seed’s keys, queries, values,
     );
     // Query 2 via the picker: step 5 follows.
     await page.click('.picker button[data-index="1"]');
+    await drawn(page, { input: 'seed003', word: 1 });
     assert.deepEqual(
       (await stage(page, 'raw score')).map((x) => x.v),
       [4, 16, 12],
@@ -187,6 +190,7 @@ test('walkthrough on the sentence: parameter-free, identity and edited weights a
 
     // Identity weights, d_k = 4.
     await page.selectOption('#x-mode', 'identity');
+    await drawn(page, { weights: 'identity' });
     const I = Array.from({ length: vectors.dim }, (_, r) => Array.from({ length: 4 }, (_, c) => (r === c ? 1 : 0)));
     let want = core.attention(X, { Wq: I, Wk: I, Wv: I }, { score: 'scaled_dot', temperature: 1 });
     assertTable(await readTable(page, 'Q'), want.Q, 'Q (identity)');
@@ -197,6 +201,7 @@ test('walkthrough on the sentence: parameter-free, identity and edited weights a
     // Edit W_Q[1, 2] = 2: recomputed by the core, mode becomes "edited".
     const cell = page.locator('#walkthrough table[data-name="W_Q"] input[data-row="0"][data-col="1"]');
     await cell.fill('2');
+    await drawn(page, { weights: 'edited' });
     assert.equal(await page.inputValue('#x-mode'), 'edited');
     const Wq = I.map((r) => [...r]);
     Wq[0][1] = 2;
@@ -206,18 +211,25 @@ test('walkthrough on the sentence: parameter-free, identity and edited weights a
     // Text in a cell: flagged in place, message, and the last good numbers stay.
     const before = await readTable(page, 'weights');
     await cell.fill('abc');
+    // The cell says it is wrong (the walkthrough marks it as it redraws).
+    await page.locator('#walkthrough table[data-name="W_Q"] input[data-row="0"][data-col="1"][aria-invalid="true"]').waitFor();
+    await drawn(page, { weights: 'edited' });
     assert.equal(await cell.getAttribute('aria-invalid'), 'true');
     assert.match(await page.textContent('#walkthrough .x-message'), /W_Q\[1, 2\] is not a number/);
     assert.deepEqual(await readTable(page, 'weights'), before);
     await cell.fill('2');
+    await page.locator('#walkthrough table[data-name="W_Q"] input[data-row="0"][data-col="1"]:not([aria-invalid])').waitFor();
+    await drawn(page, { weights: 'edited' });
     assert.equal(await cell.getAttribute('aria-invalid'), null);
     assert.equal(await page.locator('#walkthrough .x-message').isHidden(), true);
 
     // The figure's sentence and temperature drive the walkthrough.
     await page.selectOption('#x-mode', 'free');
+    await drawn(page, { weights: 'free' });
     await moreOptions(page);
     await page.fill('#sentence', 'he cashed a check at the bank');
     await page.locator('#temperature').fill('0.5');
+    await drawn(page, { weights: 'free', sentence: 'he cashed a check at the bank', temperature: 0.5 });
     const e2 = vectors.embed('he cashed a check at the bank', 64);
     const free2 = core.parameterFree(e2.X, Math.sqrt(vectors.dim), { temperature: 0.5 });
     assertTable(await readTable(page, 'weights'), free2.weights, 'weights (new sentence, τ 0.5)');
@@ -278,6 +290,7 @@ test('weighted sum written out: live weights, largest first; query and key vecto
       return { x: r.left + (1 + 0.5) * w.cell, y: r.top + (4 + 0.5) * w.cell };
     });
     await page.mouse.click(at.x, at.y);
+    await drawn(page, { word: 4 });
     await page.waitForFunction(() => document.querySelector('.picker button.on')?.dataset.index === '4');
     await onScreen(page, 'expansion');
     assert.match(await page.textContent('#expansion math.expansion'), /A\(station\)/);
@@ -296,10 +309,12 @@ test('multi-head: 1–8 heads, per-head maps, concat and W_O equal core.multiHea
     // The same heads as the figure's heads view (4 by default), set by the page's one Heads control.
     await page.waitForFunction(() => document.querySelectorAll('#multihead .head-box').length === 4);
     await page.click('#multihead .heads-link');
+    await drawn(page, { view: 'heads' });
     assert.equal(await page.evaluate(() => document.activeElement.id), 'heads');
     assert.equal(await page.inputValue('#view'), 'heads');
     await page.fill('#heads', '3');
     await page.press('#heads', 'Enter');
+    await drawn(page, { view: 'heads', heads: 3 });
     await onScreen(page, 'multihead');
     await page.waitForFunction(() => document.querySelectorAll('#multihead .head-box').length === 3);
     // The figure's heads view shows the very same three heads.
@@ -310,6 +325,8 @@ test('multi-head: 1–8 heads, per-head maps, concat and W_O equal core.multiHea
     assertTable(await readTable(page, 'mh-output'), want.output, 'multi-head output');
     assertTable(await readTable(page, 'Wo'), w.Wo, 'W_O');
     await page.click('#multihead .head-box[data-head="2"]');
+    await drawn(page, { view: 'heads', heads: 3, head: 2 });
+    await onScreen(page, 'multihead');
     const [focused] = await page.evaluate(readHeatmaps, { selector: '#multihead .heatmap.focused' });
     assert.equal(focused.cells.length, 49);
     assertWeights(focused, want.heads[2].weights, 'focused head 3');
@@ -352,26 +369,31 @@ test('heatmap options: dot and cosine scores, column softmax, the diagonal apart
       window.firstHeatmap = document.querySelector('#heatmap canvas.cells');
     });
     await page.locator('#temperature').fill('0.4');
+    await drawn(page, { temperature: 0.4 });
     assert.equal(await page.evaluate(() => window.firstHeatmap === document.querySelector('#heatmap canvas.cells')), true);
     const cold = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 0.4 }).weights;
     await check(cold, 'τ 0.4');
     // The grid's active cell says the same: train → station.
     await page.focus('#heatmap .hm-grid');
     for (const key of ['ArrowDown', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowRight']) await page.keyboard.press(key);
+    await drawn(page, { temperature: 0.4, word: 1 });
     const label = await page.evaluate(
       () => document.getElementById(document.activeElement.getAttribute('aria-activedescendant')).textContent,
     );
     assert.equal(label, `train → station: ${cold.data[11].toFixed(4)}`);
     await page.locator('#temperature').fill('1');
     await page.selectOption('#score', 'dot');
+    await drawn(page, { temperature: 1, score: 'dot' });
     assert.match(page.url(), /score=dot/);
     await check(core.parameterFree(X, 1, { temperature: 1 }).weights, 'unscaled');
     await page.selectOption('#score', 'cosine');
+    await drawn(page, { score: 'cosine' });
     const cosine = core.parameterFree(X, 1, { score: 'cosine' });
     await check(cosine.weights, 'cosine');
     assert.match(await page.textContent('#option-note'), /Cosine scores divide each dot product by both vectors’ lengths/);
     await page.selectOption('#score', 'scaled');
     await page.selectOption('#norm', 'columns');
+    await drawn(page, { score: 'scaled', norm: 'columns' });
     const scaled = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
     const cols = core.softmax(scaled.scaled, { axis: 'columns' });
     const shown = await check(cols, 'column softmax');
@@ -380,6 +402,7 @@ test('heatmap options: dot and cosine scores, column softmax, the diagonal apart
     assert.match(await page.textContent('#option-note'), /Softmax down each column/);
     // The diagonal back in the scale: plain viridis everywhere, the top is the largest weight of all.
     await page.check('#diagonal');
+    await drawn(page, { norm: 'columns', diagonal: 'scale' });
     assert.match(page.url(), /diagonal=scale/);
     const d = await check(cols, 'diagonal in the scale');
     assert.equal(d.hideDiagonal, false);
@@ -438,6 +461,7 @@ test('by hand: column convention, shortcuts beside exact values, editable cells,
     const h2 = await check();
     assert.notDeepEqual(Array.from(h1.output.data), Array.from(h2.output.data));
     await x.fill('NaN');
+    await page.locator('#by-hand table[data-name="X"] input[data-row="0"][data-col="0"][aria-invalid="true"]').waitFor();
     assert.equal(await x.getAttribute('aria-invalid'), 'true');
     assert.match(await page.textContent('#by-hand .x-message'), /X\[1, 1\] is not a number/);
     await x.fill('3');

@@ -4,7 +4,7 @@
 // twice the device's pixels; the JSON says the same words. Build first: bash scripts/build.sh.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openWatched, startSession } from './harness.mjs';
+import { drawn, openWatched, startSession } from './harness.mjs';
 
 let browser, url, session;
 
@@ -19,11 +19,15 @@ after(() => session?.stop());
 async function openFigure(query, { scale = 1, width = 900 } = {}) {
   const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: scale });
   const { page, problems } = await openWatched(context, `${url}index.html?${query}`);
-  await page.waitForFunction(() => document.documentElement.classList.contains('figure-drawn'), null, { timeout: 30_000 });
+  // The state of the query drawn (its page parameters aside; 'model' is the decoder's old name).
+  const state = [...new URLSearchParams(query)].filter(([k]) => !['theme', 'embed'].includes(k));
+  await drawn(page, {
+    timeout: 30_000,
+    ...Object.fromEntries(state.map(([k, v]) => [k, k === 'source' && v === 'model' ? 'decoder' : v])),
+  });
   await page.waitForFunction(() => window.attentionStore.shown && document.querySelector('#plot:not([hidden]) #heatmap svg'), null, {
     timeout: 30_000,
   });
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   return { page, problems, close: () => context.close() };
 }
 
@@ -184,7 +188,6 @@ test("the caption names the trained model's layer and head, the rollout, and a c
     const { page, problems, close } = await openFigure(`${query}&embed=1`);
     try {
       await page.waitForFunction(() => window.attentionStore.shown?.kind === 'model', null, { timeout: 30_000 });
-      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
       const x = await page.evaluate(readExports);
       assert.match(x.desc, want, query);
       assert.match(x.lines.join(' '), want, query);
@@ -216,18 +219,8 @@ test('hostile text exports as well-formed SVG (control characters and markup sta
   const { page, problems, close } = await openFigure('embed=1');
   try {
     await page.evaluate((text) => window.attentionFigure.change({ sentence: text }), text);
-    await page.waitForFunction(
-      (text) => {
-        try {
-          return window.attentionFigure.exportJSON().sentence === text;
-        } catch {
-          return false;
-        }
-      },
-      text,
-      { timeout: 10_000 },
-    );
-    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await drawn(page, { sentence: text });
+    assert.equal(await page.evaluate(() => window.attentionFigure.exportJSON().sentence), text);
     const ok = await page.evaluate(() => {
       const doc = new DOMParser().parseFromString(window.attentionFigure.exportSVG(), 'image/svg+xml');
       return {

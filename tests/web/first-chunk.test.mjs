@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assertWeights, figureState, openWatched, root, site, startSession } from './harness.mjs';
+import { assertWeights, drawn, figureState, openWatched, root, site, startSession } from './harness.mjs';
 import { SHARDS, mergeVectors, shardFile, shardOf, subsetVectors, vectorsLayout } from '../../web/lib/vectors-format.js';
 
 let session, browser, url, core, vectors, first;
@@ -63,7 +63,7 @@ test('the first figure draws from the first chunk; a word outside it fetches onl
     },
   });
   try {
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+    await drawn(page);
     const { X } = vectors.embed('the train left the station on time', 64);
     assertWeights((await figureState(page, null)).map, core.parameterFree(X, Math.sqrt(vectors.dim)).weights, 'from the first chunk');
     assert.deepEqual(shardsFetched, [], 'the default sentence needs no shard');
@@ -76,7 +76,7 @@ test('the first figure draws from the first chunk; a word outside it fetches onl
       ['known', 'known', 'stemmed', 'known', 'unknown', 'known'],
     );
     await page.fill('#sentence', text);
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 6, null, { timeout: 20_000 });
+    await drawn(page, { sentence: text });
     assertWeights((await figureState(page, null)).map, core.parameterFree(expected.X, Math.sqrt(vectors.dim)).weights, 'from the shards');
     const needed = new Set();
     for (const t of expected.tokens)
@@ -89,13 +89,18 @@ test('the first figure draws from the first chunk; a word outside it fetches onl
     assert.ok(needed.size <= 12, `${needed.size} shards`);
     // Typing more sentences of such words never asks for the whole table.
     await page.fill('#sentence', 'a zebra grazed in the savanna at dusk');
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 8, null, { timeout: 20_000 });
+    await drawn(page, { sentence: 'a zebra grazed in the savanna at dusk' });
     assert.equal(wholeAsked, 0, 'vectors.bin not asked for');
     // A text whose rarer words would need most of the shards waits for the whole table instead.
     const rare = vectorsLayout(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))))
       .words.slice(15000)
       .filter((w) => /^[a-z]+$/.test(w))
       .slice(0, 80);
+    // Every time the store tells its subscribers (it recomputed), on the page's clock.
+    await page.evaluate(() => {
+      window.__told = [];
+      window.attentionStore.subscribe(() => window.__told.push(performance.now()));
+    });
     await page.fill('#sentence', rare.join(' '));
     await page.waitForFunction(
       () =>
@@ -103,7 +108,9 @@ test('the first figure draws from the first chunk; a word outside it fetches onl
         /^Loading the word vectors of “\w+”, “\w+”, “\w+” and more…$/.test(document.getElementById('loading').textContent),
     );
     const shardsBefore = new Set(shardsFetched).size;
-    await page.waitForTimeout(500); // past the pause after typing: the last word's shards are not fetched either
+    // Past the pause after typing (store.js TYPING_PAUSE_MS, 250 ms after the last keystroke) the store
+    // recomputes for the word being typed: once it has, the last word's shards are not fetched either.
+    await page.waitForFunction(() => window.__told.some((t) => t >= window.attentionStore.typedAt + 250), null, { timeout: 20_000 });
     assert.equal(new Set(shardsFetched).size, shardsBefore, 'no shard fetched for it');
     assert.equal(wholeAsked, 1, 'vectors.bin asked for once');
     // Meanwhile the last figure stays, under that message, rather than a blank.
@@ -114,7 +121,7 @@ test('the first figure draws from the first chunk; a word outside it fetches onl
       timeout: 20_000,
     });
     await page.fill('#sentence', 'the zebra left the station');
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 5, null, { timeout: 20_000 });
+    await drawn(page, { sentence: 'the zebra left the station' });
     const zebra = vectors.embed('the zebra left the station', 64);
     assertWeights(
       (await figureState(page, null)).map,
@@ -171,14 +178,10 @@ test('typing rare words fetches their shards as each word is finished, not those
       }),
   });
   try {
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+    await drawn(page);
     await page.fill('#sentence', '');
     await page.locator('#sentence').pressSequentially(text, { delay: 30 });
-    await page.waitForFunction(
-      () => !document.querySelector('[aria-busy="true"]') && document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 6,
-      null,
-      { timeout: 20_000 },
-    );
+    await drawn(page, { sentence: text });
     const expected = vectors.embed(text, 64);
     assertWeights((await figureState(page, null)).map, core.parameterFree(expected.X, Math.sqrt(vectors.dim)).weights, 'typed');
     // The shards of the finished words, and the shards only some prefix on the way would have needed.

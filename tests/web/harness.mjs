@@ -15,6 +15,7 @@ import { startServer } from '../../scripts/serve.mjs';
 import { launchChromium } from '../../scripts/chromium.mjs';
 import { labelOf } from '../../web/lib/format.js';
 import { FIXED_CORE, RELAXED_CORE } from '../../web/lib/core-file.js';
+import { DEFAULTS } from '../../web/lib/state.js';
 
 export { FIXED_CORE, RELAXED_CORE };
 
@@ -307,6 +308,50 @@ export async function figureState(page, host) {
     page.evaluate(readHeatmaps, { host, selector: '#heatmap > .heatmap:not(.compact)' }),
   ]);
   return { message: message.text, messageKind: message.kind, map: maps[0] ?? null };
+}
+
+/**
+ * A state value as toParams (web/lib/state.js) writes it, or null for a value it leaves out; read back
+ * through URLSearchParams as data-drawn is (a lone surrogate becomes U+FFFD).
+ */
+const paramOf = (v) =>
+  v === null || v === undefined ? null : new URLSearchParams([['v', typeof v === 'boolean' ? (v ? '1' : '0') : String(v)]]).get('v');
+const DEFAULT_PARAMS = Object.fromEntries(Object.entries(DEFAULTS).map(([k, v]) => [k, paramOf(v)]));
+
+/**
+ * Waits until the figure in `scope` (a CSS selector of an <attention-figure>, or null for the page's
+ * own figure, `.af`) has drawn a state with every `expected` value, e.g. drawn(page, { scope:
+ * '#fig-heads', sentence: 'the river bank was quiet', view: 'steps', word: 2 }): it is not busy
+ * (aria-busy="false") and its data-drawn (the drawn state's URL parameters, written by figure.js
+ * render() once that state's figure is drawn) holds those values (a value left out of the URL is its
+ * default; null: not set). Then two frames pass, for a redraw the figure deferred to the next frame.
+ * Returns the drawn parameters as an object. A test calls this after every input and before it reads
+ * what the input changed: the page's other parts redraw in the same store update as the figure.
+ */
+export async function drawn(page, { scope = null, timeout = 20_000, ...expected } = {}) {
+  const want = Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, paramOf(v)]));
+  const read = ({ scope }) => {
+    const el = document.querySelector(scope ?? '.af');
+    return el ? { busy: el.getAttribute('aria-busy'), drawn: el.dataset.drawn ?? null } : null;
+  };
+  try {
+    await page.waitForFunction(
+      ({ scope, want, defaults }) => {
+        const el = document.querySelector(scope ?? '.af');
+        if (!el || el.getAttribute('aria-busy') !== 'false' || el.dataset.drawn === undefined) return false;
+        const p = new URLSearchParams(el.dataset.drawn);
+        return Object.entries(want).every(([k, v]) => (p.get(k) ?? defaults[k] ?? null) === v);
+      },
+      { scope, want, defaults: DEFAULT_PARAMS },
+      { timeout },
+    );
+  } catch (e) {
+    const now = await page.evaluate(read, { scope }).catch(() => null);
+    throw new Error(`drawn(${scope ?? 'page'}): wanted ${JSON.stringify(want)}, the figure says ${JSON.stringify(now)}: ${e.message}`);
+  }
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const { drawn: params } = await page.evaluate(read, { scope });
+  return Object.fromEntries(new URLSearchParams(params));
 }
 
 /** Waits for the figure to settle after an input: nothing on its way (aria-busy), and a message shown or a drawn heatmap. */

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULTS } from '../../web/lib/state.js';
 import { HEAD_SHARPNESS, identityWeights, multiHeadWeights } from '../../web/lib/rng.js';
-import { assertColours, assertWeights, figureState, onScreen, openWatched, startSession } from './harness.mjs';
+import { assertColours, assertWeights, drawn, figureState, onScreen, openWatched, startSession } from './harness.mjs';
 
 const SENTENCE = DEFAULTS.sentence;
 const TOL = 1e-6;
@@ -113,16 +113,19 @@ async function assertAllViews(page, want, i, where) {
   const T = want.T,
     at = (m, r, c) => m.data[r * m.cols + c];
   await page.selectOption('#view', 'heatmap');
+  await drawn(page, { view: 'heatmap', word: i });
   const { map } = await figureState(page, null);
   assertWeights(map, want.weights, `${where} heatmap`, TOL);
   assertColours(map, `${where} heatmap`);
   await page.selectOption('#view', 'lines');
+  await drawn(page, { view: 'lines', word: i });
   const lines = await readLines(page);
   assert.equal(lines.T, T, `${where} lines`);
   lines.data.forEach((v, n) =>
     near(v, at(want.weights, lines.start + Math.floor(n / lines.rows), lines.start + (n % lines.rows)), `${where} lines ${n}`),
   );
   await page.selectOption('#view', 'steps');
+  await drawn(page, { view: 'steps', word: i });
   const steps = await readSteps(page);
   assert.equal(steps.query, i, `${where} steps: the selected word`);
   steps.rows.forEach(([score, scaled, weight], j) => {
@@ -132,6 +135,7 @@ async function assertAllViews(page, want, i, where) {
   });
   steps.output.forEach((v, c) => near(v, at(want.output, i, c), `${where} steps output ${c}`));
   await page.selectOption('#view', 'heads');
+  await drawn(page, { view: 'heads', word: i });
   const heads = await readHeads(page);
   assert.equal(heads.length, want.heads.length, `${where} heads`);
   heads.forEach((h, k) =>
@@ -186,9 +190,11 @@ test('an option changed on the page reaches every view at once (no view keeps an
     await page.selectOption('#norm', 'columns');
     await page.selectOption('#mask', 'causal');
     await page.selectOption('#score', 'cosine');
+    await drawn(page, { norm: 'columns', mask: 'causal', score: 'cosine' });
     await assertAllViews(page, expected({ norm: 'columns', mask: 'causal', score: 'cosine' }), 4, 'changed on the page');
     // The walkthrough's own choice (weights) changes the figure too.
     await page.selectOption('#x-mode', 'identity');
+    await drawn(page, { weights: 'identity' });
     await assertAllViews(
       page,
       expected({ norm: 'columns', mask: 'causal', score: 'cosine', weights: 'identity' }),
@@ -210,6 +216,7 @@ test('the walkthrough’s words are always the sentence’s: a paragraph, then a
       (_, i) => ['the', 'river', 'bank', 'flooded', 'after', 'heavy', 'rain', 'station'][i % 8],
     ).join(' ');
     await page.fill('#sentence', paragraph);
+    await drawn(page, { sentence: paragraph });
     await page.waitForFunction(() => !document.querySelector('.picker-menu').hidden);
     const menu = await page.$$eval('.picker-menu option', (os) => os.map((o) => o.textContent));
     assert.deepEqual(
@@ -219,12 +226,15 @@ test('the walkthrough’s words are always the sentence’s: a paragraph, then a
     assert.equal(await page.locator('.picker').isHidden(), true, 'no buttons of another sentence');
     // Choosing "station" (word 8) in the walkthrough selects it in the figure.
     await page.selectOption('.picker-menu', '7');
+    await drawn(page, { sentence: paragraph, word: 7 });
     assert.equal(await page.inputValue('#word'), '7');
     const text = 'he cashed a check at the bank';
     await page.fill('#sentence', text);
+    await drawn(page, { sentence: text });
     await page.waitForFunction(() => !document.querySelector('.picker').hidden);
     assert.deepEqual(await page.$$eval('.picker button', (bs) => bs.map((b) => b.textContent)), text.split(' '));
     await page.click('.picker button[data-index="3"]');
+    await drawn(page, { sentence: text, word: 3 });
     assert.equal(await page.inputValue('#word'), '3');
     assert.equal(await page.getAttribute('.picker button[data-index="3"]', 'aria-pressed'), 'true');
     const { map } = await figureState(page, null);
@@ -243,7 +253,7 @@ for (const [width, height] of [
   test(`first screen at ${width}×${height}: a short intro, three controls and the story, then the whole 7×7 heatmap, no scrolling`, async () => {
     const { page, problems } = await openWatched(browser, url, { viewport: { width, height } });
     try {
-      await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+      await drawn(page);
       const screen = await page.evaluate(() => {
         const visible = (el) =>
           el.checkVisibility() && el.getBoundingClientRect().bottom <= innerHeight && el.getBoundingClientRect().width > 0;
@@ -290,6 +300,7 @@ test('phone: no text under 12 px anywhere on the page, and the sticky word bar a
   try {
     for (const query of ['', '?view=steps', '?view=heads&input=seed003', '?view=lines&source=decoder', '?view=model&source=encoder']) {
       await page.goto(url + query);
+      await drawn(page, { timeout: 30_000, view: new URLSearchParams(query).get('view') ?? 'heatmap' });
       await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
       await page.waitForFunction(() => document.getElementById('plot') && !document.getElementById('plot').hidden, null, {
         timeout: 20_000,
@@ -358,6 +369,7 @@ test('the guided tour: each stop sets the state and the URL and points at its pa
     const seen = [];
     for (let k = 0; k < 6; k++) {
       await page.waitForFunction((k) => document.querySelector('.tour')?.dataset.stop === String(k), k);
+      await drawn(page, { timeout: 30_000, tour: k });
       if (k === 5)
         await page.waitForFunction(() => document.querySelector('.tour-text').textContent.startsWith('A trained encoder'), null, {
           timeout: 20_000,
@@ -384,8 +396,11 @@ test('the guided tour: each stop sets the state and the URL and points at its pa
     // Back, then Escape: the tour closes, the state of its last stop stays (and the URL keeps it, without tour).
     await page.click('.tour-back');
     await page.waitForFunction(() => document.querySelector('.tour').dataset.stop === '4');
+    await drawn(page, { tour: 4 });
     await page.focus('.tour-next');
     await page.keyboard.press('Escape');
+    await page.locator('.tour').waitFor({ state: 'hidden' });
+    await drawn(page, { tour: null, view: 'steps' });
     assert.equal(await page.locator('.tour').isHidden(), true);
     assert.equal(await page.evaluate(() => document.activeElement.id), 'tour-start');
     const params = Object.fromEntries(new URL(page.url()).searchParams);
@@ -395,6 +410,7 @@ test('the guided tour: each stop sets the state and the URL and points at its pa
     // A link with &tour=2 opens at that stop.
     await page.goto(`${url}?tour=2`);
     await page.waitForFunction(() => document.querySelector('.tour')?.dataset.stop === '2', null, { timeout: 20_000 });
+    await drawn(page, { tour: 2, view: 'lines' });
     assert.equal(await page.inputValue('#view'), 'lines');
     assert.deepEqual(problems, []);
   } finally {
@@ -411,7 +427,9 @@ test('imported attention: the formula, the notes and the walkthrough say what it
       [0.25, 0.75],
     ];
     await page.evaluate((rows) => window.attentionFigure.importAttention({ tokens: ['[CLS]', 'hi'], attentions: [[rows]] }), rows);
+    // The import draws at once (the state, and so data-drawn, stays): wait for its 2 tokens drawn.
     await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 2);
+    await drawn(page);
     assert.match(await page.textContent('#option-note'), /^Imported attention: the weights of a real model/);
     assert.doesNotMatch(await page.textContent('#option-note'), /random|seed/i);
     assert.match(await page.textContent('#formula'), /imported/);
@@ -419,6 +437,8 @@ test('imported attention: the formula, the notes and the walkthrough say what it
     assert.equal(await page.locator('#step-softmax').isHidden(), true);
     // Back to the word vectors: everything follows the sentence again.
     await page.click('.clear-import');
+    await page.locator('.clear-import').waitFor({ state: 'hidden' });
+    await drawn(page);
     await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 7);
     assert.equal(await page.locator('#step-softmax').isHidden(), false);
     assert.deepEqual(problems, []);
@@ -433,18 +453,25 @@ test('details: a growing sentence box, Heads only with the heads view, a wrappin
     await page.waitForSelector('html.explainer-ready', { timeout: 20_000 });
     // A paragraph makes the box taller (up to ten lines, then it scrolls).
     const before = await page.evaluate(() => document.getElementById('sentence').getBoundingClientRect().height);
-    await page.fill('#sentence', Array.from({ length: 300 }, (_, i) => ['the', 'river', 'bank', 'flooded'][i % 4]).join(' '));
+    const paragraph = Array.from({ length: 300 }, (_, i) => ['the', 'river', 'bank', 'flooded'][i % 4]).join(' ');
+    await page.fill('#sentence', paragraph);
+    await drawn(page, { sentence: paragraph });
     const grown = await page.evaluate(() => document.getElementById('sentence').getBoundingClientRect().height);
     assert.ok(grown > before * 3, `the box grew from ${before}px to ${grown}px`);
     await page.fill('#sentence', SENTENCE);
+    await drawn(page, { sentence: SENTENCE });
     // Heads: hidden in the heatmap view, where it changes nothing; shown with the heads view.
     await page.click('#more');
+    await page.locator('#mask').waitFor({ state: 'visible' });
     assert.equal(await page.locator('#heads').isVisible(), false);
     await page.selectOption('#view', 'heads');
+    await drawn(page, { sentence: SENTENCE, view: 'heads' });
     assert.equal(await page.locator('#heads').isVisible(), true);
     await page.selectOption('#view', 'heatmap');
+    await drawn(page, { sentence: SENTENCE, view: 'heatmap' });
     // Step 7's sum wraps within its step instead of running off to the right.
     await page.check('#x-full');
+    await drawn(page, { full: true });
     await onScreen(page, 'expansion');
     const sum = await page.evaluate(() => {
       const box = document.querySelector('#expansion .expansion-box'),
@@ -460,10 +487,12 @@ test('details: a growing sentence box, Heads only with the heads view, a wrappin
     assert.ok(sum.lines >= 2, 'on more than one line');
     // τ below 1 sharpens and above 1 evens out: step 5 says which, and never "so the softmax does not saturate" for τ alone.
     await page.locator('#temperature').fill('0.5');
+    await drawn(page, { temperature: 0.5 });
     await onScreen(page, 'step-softmax');
     assert.match(await page.textContent('#step-softmax p'), /τ below 1 sharpens the weights/);
     await page.selectOption('#score', 'dot');
     await page.locator('#temperature').fill('2');
+    await drawn(page, { score: 'dot', temperature: 2 });
     await onScreen(page, 'step-softmax');
     const five = await page.textContent('#step-softmax p');
     assert.match(five, /^Divide by τ = 2\.00 \(τ above 1 evens them out\)/);

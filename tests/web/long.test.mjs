@@ -6,7 +6,7 @@
 // Build first: bash scripts/build.sh. Run: node --test tests/web/
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertColours, assertLabels, assertWeights, figureState, openWatched, readHeatmaps, startSession } from './harness.mjs';
+import { assertColours, assertLabels, assertWeights, drawn, figureState, openWatched, readHeatmaps, startSession } from './harness.mjs';
 import { HEAD_SHARPNESS, multiHeadWeights } from '../../web/lib/rng.js';
 
 const WORDS = 'the train left the station on time and he cashed a check at the bank of the river'.split(' ');
@@ -28,21 +28,27 @@ function reference(text, options = {}) {
 /** The page opened on the long sentence (and `query`: more URL parameters), its view drawn. */
 async function openLong(query = '', viewport = { width: 1280, height: 900 }) {
   const opened = await openWatched(browser, `${url}?sentence=${encodeURIComponent(LONG)}${query}`, { viewport });
-  await opened.page.waitForFunction(
-    () =>
-      document.querySelector('#heatmap canvas.cells')?.attentionWeights ||
-      document.querySelector('#heatmap canvas.links')?.attentionLines ||
-      document.querySelector('#heatmap svg.steps'),
-    null,
-    { timeout: 20_000 },
-  );
-  await frames(opened.page);
+  await drawn(opened.page, { sentence: LONG });
   return opened;
 }
 
-/** Lets deferred redraws (a long input redraws at the next frame) run. */
-const frames = (page) =>
-  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 0)))));
+/**
+ * Runs `input` (a key, a click), then waits until every canvas matching `selector` drew again: each
+ * draw hands its canvas a new attentionWeights (or attentionLines) object, so the old one is marked first.
+ */
+async function redrawn(page, selector, input) {
+  await page.evaluate(
+    (sel) => document.querySelectorAll(sel).forEach((c) => ((c.attentionWeights ?? c.attentionLines).__old = true)),
+    selector,
+  );
+  await input();
+  await page.waitForFunction(
+    (sel) => [...document.querySelectorAll(sel)].every((c) => !(c.attentionWeights ?? c.attentionLines).__old),
+    selector,
+    { timeout: 20_000 },
+  );
+}
+const MAP = '#heatmap > .heatmap:not(.compact) canvas.cells';
 
 /** The main heatmap, checked against the reference: weights, labels, colours. */
 async function checkedMap(page, ref, where) {
@@ -88,30 +94,31 @@ test('the overview moves the window: keys, a click and a drag; labels and cells 
     const first = await checkedMap(page, ref, 'start');
     assert.equal(first.rowStart, 0);
     await page.focus('#heatmap .hm-overview');
-    await page.keyboard.press('PageDown');
+    await redrawn(page, MAP, () => page.keyboard.press('PageDown'));
     let map = await checkedMap(page, ref, 'Page Down');
     assert.equal(map.rowStart, 48, 'Page Down moves a window of rows');
     assert.notDeepEqual(
       map.rowLabels.map((l) => l.index),
       first.rowLabels.map((l) => l.index),
     );
-    await page.keyboard.press('ArrowRight');
+    await redrawn(page, MAP, () => page.keyboard.press('ArrowRight'));
     map = await checkedMap(page, ref, 'Arrow Right');
     assert.equal(map.colStart, first.colStart + Math.max(1, Math.floor(map.cols / 4)));
-    await page.keyboard.press('End');
+    await redrawn(page, MAP, () => page.keyboard.press('End'));
     map = await checkedMap(page, ref, 'End');
     assert.deepEqual([map.rowStart, map.colStart], [300 - map.rows, 300 - map.cols]);
     // A click centres the window on the point clicked.
     const box = await page.locator('#heatmap .hm-overview').boundingBox();
-    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await redrawn(page, MAP, () => page.mouse.click(box.x + box.width / 2, box.y + box.height / 2));
     map = await checkedMap(page, ref, 'click');
     assert.ok(Math.abs(map.rowStart + map.rows / 2 - 150) <= 2, `rows centred on 150: ${map.rowStart}`);
     assert.ok(Math.abs(map.colStart + map.cols / 2 - 150) <= 2, `columns centred on 150: ${map.colStart}`);
     // A drag carries it along.
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await page.mouse.down();
-    await page.mouse.move(box.x + box.width * 0.2, box.y + box.height * 0.25, { steps: 4 });
+    await redrawn(page, MAP, () => page.mouse.move(box.x + box.width * 0.2, box.y + box.height * 0.25, { steps: 4 }));
     await page.mouse.up();
+    await drawn(page);
     map = await checkedMap(page, ref, 'drag');
     assert.ok(Math.abs(map.rowStart + map.rows / 2 - 75) <= 2, `rows follow the drag: ${map.rowStart}`);
     assert.ok(Math.abs(map.colStart + map.cols / 2 - 60) <= 2, `columns follow the drag: ${map.colStart}`);
@@ -139,7 +146,10 @@ test('arrow keys in the grid scroll the window past its edge; the active cell st
     await page.focus('#heatmap .hm-grid');
     let map = await checkedMap(page, ref, 'start');
     const rows = map.rows;
-    for (let k = 0; k < rows + 5; k++) await page.keyboard.press('ArrowDown');
+    await redrawn(page, MAP, async () => {
+      for (let k = 0; k < rows + 5; k++) await page.keyboard.press('ArrowDown');
+    });
+    await drawn(page, { word: rows + 5 });
     let cell = await active();
     assert.equal(cell.row, rows + 5);
     map = await checkedMap(page, ref, 'scrolled down');
@@ -147,12 +157,14 @@ test('arrow keys in the grid scroll the window past its edge; the active cell st
     const w = ref.steps.weights.data[cell.row * T + cell.col];
     assert.equal(cell.text, `${ref.tokens[cell.row].text} → ${ref.tokens[cell.col].text}: ${w.toFixed(4)}`);
     assert.match(await page.textContent('#readout'), new RegExp(`: ${w.toFixed(4)}`));
-    await page.keyboard.press('Control+End');
+    await redrawn(page, MAP, () => page.keyboard.press('Control+End'));
+    await drawn(page, { word: T - 1 });
     cell = await active();
     assert.deepEqual([cell.row, cell.col], [T - 1, T - 1]);
     map = await checkedMap(page, ref, 'last cell');
     assert.deepEqual([map.rowStart + map.rows, map.colStart + map.cols], [T, T]);
     await page.keyboard.press('PageUp');
+    await drawn(page, { word: T - 1 - rows });
     assert.equal((await active()).row, T - 1 - rows);
     assert.deepEqual(problems, []);
   } finally {
@@ -194,20 +206,21 @@ test('lines, steps and heads views window a long input around the chosen word, a
     assert.ok(l.start <= 200 && 200 < l.start + 48, `word 201 in the window from ${l.start}`);
     assert.deepEqual(l.isolated, { side: 'query', index: 200 });
     assert.match(await page.textContent('#heatmap .pager'), new RegExp(`Showing words ${l.start + 1}–${l.start + 48} of 300\\.`));
-    await page.click('#heatmap .pager .later');
+    await redrawn(page, '#heatmap canvas.links', () => page.click('#heatmap .pager .later'));
     const later = await lines();
     checkLines(later, 'later words');
     assert.equal(later.start, Math.min(l.start + 48, T - 48));
     // Arrow keys on a word scroll past the window's edge too.
     await page.focus('svg.lines .word.query');
-    await page.keyboard.press('ArrowUp');
+    await redrawn(page, '#heatmap canvas.links', () => page.keyboard.press('ArrowUp'));
+    await drawn(page, { word: later.start - 1 });
     l = await lines();
     assert.equal(l.start, later.start - 1);
     assert.deepEqual(l.isolated, { side: 'query', index: later.start - 1 });
 
     // Steps: the keys around the chosen word, with the core's numbers.
     await page.selectOption('#view', 'steps');
-    await frames(page);
+    await drawn(page, { view: 'steps' });
     const steps = await page.evaluate(() =>
       [...document.querySelectorAll('.steps-row')].map((r) => [Number(r.dataset.key), Number(r.querySelector('.weight').dataset.value)]),
     );
@@ -219,12 +232,15 @@ test('lines, steps and heads views window a long input around the chosen word, a
     );
     for (const [j, w] of steps) assert.ok(Math.abs(w - ref.steps.weights.data[query * T + j]) < 1e-6, `steps key ${j}`);
     await page.click('#heatmap .pager .earlier');
+    // The steps' rows are SVG (no canvas): wait for the first row to be the window's new first key.
+    const want = Math.max(0, steps[0][0] - 48);
+    await page.waitForFunction((want) => Number(document.querySelector('.steps-row').dataset.key) === want, want, { timeout: 20_000 });
     const earlier = await page.evaluate(() => Number(document.querySelector('.steps-row').dataset.key));
-    assert.equal(earlier, Math.max(0, steps[0][0] - 48));
+    assert.equal(earlier, want);
 
     // Heads: every head shows the same window; moving one (its grid's keys) moves them all.
     await page.selectOption('#view', 'heads');
-    await frames(page);
+    await drawn(page, { view: 'heads' });
     const mh = multiHeadWeights(vectors.dim, 4, 1, HEAD_SHARPNESS);
     const heads = core.multiHead(ref.X, { heads: mh.heads, Wo: mh.Wo }, { temperature: 1 }).heads;
     const readHeads = () => page.evaluate(readHeatmaps, { selector: '#heatmap > .heatmap.compact' });
@@ -236,8 +252,11 @@ test('lines, steps and heads views window a long input around the chosen word, a
       assertColours(m, `head ${k + 1}`);
     });
     await page.focus('#heatmap .heatmap[data-head="2"] .hm-grid');
-    await page.keyboard.press('PageDown');
-    await page.keyboard.press('PageDown');
+    await redrawn(page, '#heatmap > .heatmap.compact canvas.cells', async () => {
+      await page.keyboard.press('PageDown');
+      await page.keyboard.press('PageDown');
+    });
+    await drawn(page);
     maps = await readHeads();
     assert.ok(maps[2].rowStart > maps[2].rows / 2, `head 3 scrolled: ${maps[2].rowStart}`);
     maps.forEach((m, k) => {
@@ -293,7 +312,12 @@ test("the table alternative is built only when opened, holds the window's weight
     }
     // The window moves: the open table follows it.
     await page.focus('#heatmap .hm-overview');
-    await page.keyboard.press('PageDown');
+    await redrawn(page, MAP, () => page.keyboard.press('PageDown'));
+    await page.waitForFunction(
+      () =>
+        Number(document.querySelector('#heatmap details.hm-table td[data-row]')?.dataset.row) ===
+        document.querySelector('#heatmap > .heatmap:not(.compact) canvas.cells').attentionWeights.rowStart,
+    );
     t = await table();
     const moved = (await figureState(page, null)).map;
     assert.equal(t.cells[0][0], moved.rowStart);
@@ -313,11 +337,14 @@ test('typing on a long input stays responsive: a burst of keys costs one recompu
     const calls = await page.evaluate(async () => {
       const M = window.__attnModule;
       let n = 0;
-      const f = M.parameterFree;
-      // The figure's calls (all 300+ tokens; the explainer below follows the first 128 on its own).
-      M.parameterFree = (...args) => {
-        if (args[0].rows > 128) n++;
-        return f(...args);
+      // The figure's one call into the core per change (core.selfAttention: embed and attend), counted
+      // when it drew all 300+ tokens (the explainer below follows the first 128 on its own).
+      const proto = M.Sentence.prototype,
+        f = proto.embedAndAttend;
+      proto.embedAndAttend = function (...args) {
+        const out = f.apply(this, args);
+        if ((out.tokens?.length ?? 0) > 128) n++;
+        return out;
       };
       const input = document.getElementById('sentence');
       for (let k = 0; k < 20; k++) {
@@ -326,12 +353,13 @@ test('typing on a long input stays responsive: a burst of keys costs one recompu
       }
       const during = n;
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      M.parameterFree = f;
+      proto.embedAndAttend = f;
       return { during, after: n };
     });
     assert.deepEqual(calls, { during: 0, after: 1 });
     // And what it then draws is the final text.
     const text = await page.inputValue('#sentence');
+    await drawn(page, { sentence: text });
     await checkedMap(page, reference(text), 'after the burst');
     assert.deepEqual(problems, []);
   } finally {
@@ -343,7 +371,7 @@ test('canvases follow the theme: the gaps between cells take the figure backgrou
   for (const theme of ['light', 'dark']) {
     const { page, problems } = await openWatched(browser, `${url}?theme=${theme}`);
     try {
-      await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+      await drawn(page);
       const { gap, bg } = await page.evaluate(() => {
         const canvas = document.querySelector('#heatmap canvas.cells'),
           w = canvas.attentionWeights;
@@ -358,7 +386,7 @@ test('canvases follow the theme: the gaps between cells take the figure backgrou
       assert.equal(bg, theme === 'dark' ? 'rgb(23, 25, 30)' : 'rgb(255, 255, 255)');
       // Switching the theme repaints.
       const other = theme === 'dark' ? 'light' : 'dark';
-      await page.evaluate((t) => window.attentionFigure.setTheme(t), other);
+      await redrawn(page, MAP, () => page.evaluate((t) => window.attentionFigure.setTheme(t), other));
       const after = await page.evaluate(() => {
         const canvas = document.querySelector('#heatmap canvas.cells'),
           w = canvas.attentionWeights;
@@ -403,6 +431,7 @@ test('the walkthrough follows the figure’s own numbers for a long sentence (on
     assert.match(await page.textContent('#step-softmax'), new RegExp(`Keys \\d+–\\d+ of ${T} are shown`));
     // Picking another word in the walkthrough's menu selects it in the figure too (one state).
     await page.selectOption('#walkthrough .picker-menu', '150');
+    await drawn(page, { word: 150 });
     await page.waitForFunction(() => document.getElementById('word').value === '150');
     assert.match(page.url(), /word=150/);
     assert.deepEqual(problems, []);

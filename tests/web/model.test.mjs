@@ -15,6 +15,7 @@ import {
   assertShowsModel,
   assertWeights,
   coreFetches,
+  drawn,
   elementCensus,
   figureState,
   modelReference,
@@ -58,6 +59,8 @@ const modelDrawn = (page, host = null) =>
 /** The page (URL query `query`) with the trained model drawn. */
 async function openModel(query = '?source=model', viewport = { width: 1280, height: 900 }) {
   const opened = await openWatched(browser, `${url}${query}`, { viewport });
+  const source = new URLSearchParams(query).get('source');
+  await drawn(opened.page, { source: source === 'model' ? 'decoder' : source }); // ('model' is the decoder's old name)
   await modelDrawn(opened.page);
   return opened;
 }
@@ -135,10 +138,11 @@ test('choosing "trained model" loads it once, then every layer and head, and the
   const requests = [];
   page.on('request', (r) => requests.push(new URL(r.url()).pathname));
   try {
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+    await drawn(page);
     assert.equal(requests.filter((p) => /model/.test(p)).length, 0, 'nothing of the model is fetched before it is chosen');
     await moreOptions(page);
     await page.selectOption('#source', 'decoder');
+    await drawn(page, { source: 'decoder' });
     await modelDrawn(page);
     assert.deepEqual(requests.filter((p) => /model/.test(p)).sort(), [
       '/attention_model_wasm.js',
@@ -154,6 +158,7 @@ test('choosing "trained model" loads it once, then every layer and head, and the
       await page.selectOption('#layer', { value: String(l) });
       for (let k = 0; k < H; k++) {
         await page.selectOption('#head', { value: String(k) });
+        await drawn(page, { source: 'decoder', layer: l, head: k });
         const { map, message } = await figureState(page, null);
         assert.equal(message, '');
         assertMap(map, run.layers[l].heads[k].weights, run.tokens, `layer ${l + 1} head ${k + 1}`);
@@ -167,6 +172,7 @@ test('choosing "trained model" loads it once, then every layer and head, and the
       }
     }
     await page.selectOption('#layer', { value: 'rollout' });
+    await drawn(page, { source: 'decoder', layer: 'rollout' });
     const { map } = await figureState(page, null);
     assertMap(map, run.rollout, run.tokens, 'rollout');
     const a = await aside(page);
@@ -193,6 +199,7 @@ test('choosing "trained model" loads it once, then every layer and head, and the
     await moreOptions(page);
     await page.selectOption('#source', 'vectors');
     await page.selectOption('#source', 'decoder');
+    await drawn(page, { source: 'decoder' });
     await modelDrawn(page);
     assert.equal(requests.filter((p) => p === '/model.bin').length, 1);
     assert.deepEqual(problems, []);
@@ -216,6 +223,7 @@ test("heads grid (captioned), lines and steps views follow the model's layer and
     });
     // The rollout in the heads view: every head of every layer (what the rollout combines).
     await page.selectOption('#layer', { value: 'rollout' });
+    await drawn(page, { view: 'heads', layer: 'rollout' });
     maps = await headMaps(page);
     assert.equal(maps.length, 8);
     maps.forEach((m, n) => {
@@ -226,10 +234,12 @@ test("heads grid (captioned), lines and steps views follow the model's layer and
     });
 
     await page.selectOption('#layer', { value: '0' });
+    await drawn(page, { view: 'heads', layer: 0 });
     // The head menu belongs to the single-head views (the heads view shows them all).
     assert.equal(await page.locator('#head').isVisible(), false);
     await page.selectOption('#view', 'lines');
     await page.selectOption('#head', { value: '2' });
+    await drawn(page, { view: 'lines', layer: 0, head: 2 });
     const lines = await page.evaluate(() => {
       const l = document.querySelector('#heatmap canvas.links').attentionLines;
       return { ...l, data: Array.from(l.data) };
@@ -244,6 +254,7 @@ test("heads grid (captioned), lines and steps views follow the model's layer and
     await page.selectOption('#head', { value: '3' });
     await page.selectOption('#word', { value: '4' });
     await page.selectOption('#view', 'steps');
+    await drawn(page, { view: 'steps', layer: 1, head: 3, word: 4 });
     const steps = await readSteps(page);
     const ref = run.layers[1].heads[3];
     assert.equal(steps.query, 4);
@@ -259,6 +270,7 @@ test("heads grid (captioned), lines and steps views follow the model's layer and
     assert.match(steps.note, /÷ √16 \(layer 2, head 4\); causal/);
     // The rollout has no scores: the steps view says so instead of drawing.
     await page.selectOption('#layer', { value: 'rollout' });
+    await drawn(page, { view: 'steps', layer: 'rollout' });
     assert.match((await aside(page)).message, /The rollout has no scores of its own/);
     assert.deepEqual(problems, []);
   } finally {
@@ -317,6 +329,7 @@ test("the explainer's query/key view and walkthrough follow the model's layer an
     await page.evaluate(() => scrollTo(0, 0));
     await page.selectOption('#layer', { value: '0' });
     await page.selectOption('#head', { value: '1' });
+    await drawn(page, { layer: 0, head: 1 });
     await check(0, 1);
     assert.equal(await page.isDisabled('#x-mode'), true, 'the model brings its own weights');
     // The multi-head section shows the layer's four heads with their captions.
@@ -330,6 +343,7 @@ test("the explainer's query/key view and walkthrough follow the model's layer an
     await page.evaluate(() => scrollTo(0, 0));
     await moreOptions(page);
     await page.selectOption('#source', 'vectors');
+    await drawn(page, { source: 'vectors' });
     await settled(page, null);
     const { tokens, X } = vectors.embed(SENTENCE, 64);
     const free = core.parameterFree(X, Math.sqrt(vectors.dim), { temperature: 1 });
@@ -414,9 +428,11 @@ test("the explainer shows the model's own LN₁(x), learnt W_Q, W_K, W_V, biases
     await page.evaluate(() => scrollTo(0, 0));
     await page.selectOption('#layer', { value: '0' });
     await page.selectOption('#head', { value: '1' });
+    await drawn(page, { layer: 0, head: 1 });
     await check(0, 1);
     // "Show whole matrices": every one of W_Q's 64×16 cells.
     await page.check('#x-full');
+    await drawn(page, { full: true });
     await onScreen('step-weights', 'table[data-name="W_Q"]');
     const whole = await same('#step-weights', 'W_Q', lm.model.attentionWeights(0).heads[1].Wq, 'whole W_Q');
     assert.equal(whole.cells.length, 64 * 16);
@@ -432,6 +448,7 @@ test("a 40-token text is cut to the model's 32 tokens with a note; unknown and s
     const words = 'the trains stopped at two stations while a zorblaxian engineer repaired the bridge'.split(' ');
     const text = Array.from({ length: 40 }, (_, i) => words[i % words.length]).join(' ');
     await page.fill('#sentence', text);
+    await drawn(page, { sentence: text });
     await settled(page, null);
     const state = await figureState(page, null);
     assertShowsModel(state, text, lm);
@@ -450,6 +467,7 @@ test("a 40-token text is cut to the model's 32 tokens with a note; unknown and s
     // The word vectors still draw the whole text.
     await moreOptions(page);
     await page.selectOption('#source', 'vectors');
+    await drawn(page, { source: 'vectors' });
     await settled(page, null);
     assert.equal((await figureState(page, null)).map.T, 40);
     assert.deepEqual(problems, []);
@@ -477,8 +495,10 @@ test('URL state: source=decoder (or its old name, model), layer (or rollout) and
     const { run } = lm.shown(SENTENCE);
     assertMap((await figureState(page, null)).map, run.layers[1].heads[3].weights, run.tokens, 'from the URL');
     await page.selectOption('#layer', { value: 'rollout' });
+    await drawn(page, { layer: 'rollout' });
     assert.equal(new URL(page.url()).searchParams.get('layer'), 'rollout');
     await page.click('.shareButton');
+    await page.locator('.panel.share').waitFor({ state: 'visible' });
     const link = new URL(await page.inputValue('.share-url'));
     assert.deepEqual(Object.fromEntries(link.searchParams), {
       sentence: SENTENCE,
@@ -520,6 +540,8 @@ test('<attention-figure source="model"> draws the model; widgets share one model
         document.querySelector('article').append(el);
       }
     });
+    await drawn(page, { scope: '#fig-model', source: 'decoder', view: 'heads', layer: 1 });
+    await drawn(page, { scope: '#fig-model-2', source: 'decoder', view: 'heatmap', layer: 1 });
     await modelDrawn(page, '#fig-model');
     await modelDrawn(page, '#fig-model-2');
     const { run } = lm.shown('he cashed a check at the bank');
@@ -540,9 +562,11 @@ test('<attention-figure source="model"> draws the model; widgets share one model
     );
     // Attributes drive it: the rollout, then back to the word vectors.
     await page.evaluate(() => document.getElementById('fig-model-2').setAttribute('layer', 'rollout'));
+    await drawn(page, { scope: '#fig-model-2', layer: 'rollout' });
     assertMap((await figureState(page, '#fig-model-2')).map, run.rollout, run.tokens, 'widget rollout');
     assert.match((await aside(page, '#fig-model-2')).caption, /^Attention rollout/);
     await page.evaluate(() => document.getElementById('fig-model-2').setAttribute('source', 'vectors'));
+    await drawn(page, { scope: '#fig-model-2', source: 'vectors' });
     await settled(page, '#fig-model-2');
     const { tokens, X } = vectors.embed('he cashed a check at the bank', 64);
     assertMap(
@@ -611,11 +635,12 @@ test('a model file that fails to load gives a readable message; the word vectors
     assert.equal(await page.locator('#heatmap canvas').count(), 0);
     await moreOptions(page);
     await page.selectOption('#source', 'vectors');
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+    await drawn(page, { source: 'vectors' });
     assert.equal((await aside(page)).message, '');
     // Choosing the model again tries again (and here fails again, with the same message).
     await moreOptions(page);
     await page.selectOption('#source', 'decoder');
+    await drawn(page, { source: 'decoder' });
     await page.waitForFunction(() => /Could not load the trained decoder/.test(document.getElementById('message').textContent), null, {
       timeout: 20_000,
     });
@@ -637,6 +662,7 @@ test('hostile text with the trained model: a message or the right heatmap, only 
       } else {
         await box.fill(text);
       }
+      await drawn(page, { sentence: await box.inputValue() });
       await settled(page, null);
       try {
         assertShowsModel(await figureState(page, null), await box.inputValue(), lm, { expect });
@@ -651,6 +677,7 @@ test('hostile text with the trained model: a message or the right heatmap, only 
     }
     // The guesses and notes carry the typed words as text only.
     await box.fill('<b>bold</b> "><img src=x onerror="window.__pwned=1">');
+    await drawn(page, { sentence: '<b>bold</b> "><img src=x onerror="window.__pwned=1">' });
     await settled(page, null);
     assert.equal(await page.locator('#predictions b, #notes b, #notes img').count(), 0);
     assert.equal((await elementCensus(page)).pwned, null);

@@ -19,6 +19,7 @@ import {
   RELAXED_CORE,
   assertShows,
   assertShowsModel,
+  drawn as drawnState,
   figureState,
   launch,
   modelReference,
@@ -176,8 +177,10 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
           assert.fail(`${host} drew no heatmap (${e.message.split('\n')[0]}); the page saw: ${problems.join('; ') || 'no error'}`),
         );
     await drawn('#words');
+    await drawnState(page, { scope: '#words', sentence: WORDS });
     assertShows(await figureState(page, '#words'), WORDS, ref);
     await drawn('#model');
+    await drawnState(page, { scope: '#model', sentence: MODEL });
     assertShowsModel(await figureState(page, '#model'), MODEL, modelRef);
     assert.deepEqual(problems, []);
     const fetched = requests.map((r) => new URL(r)).filter((u) => u.protocol !== 'data:');

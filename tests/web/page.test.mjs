@@ -11,6 +11,7 @@ import {
   assertLabels,
   assertWeights,
   coreFetches,
+  drawn,
   figureState,
   openWatched,
   root,
@@ -31,10 +32,6 @@ before(async () => {
 
 after(() => session?.stop());
 
-/** Resolves once the page's heatmap canvas has drawn. */
-const drawn = (page) =>
-  page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
-
 /** A fresh page on the site, its heatmap drawn; problems collects console errors, page errors and dialogs. */
 async function open(viewport = { width: 1280, height: 900 }) {
   const { page, problems } = await openWatched(browser, url, { viewport });
@@ -43,10 +40,12 @@ async function open(viewport = { width: 1280, height: 900 }) {
 }
 
 /**
- * What the page shows: the heatmap as its canvas reports it (weights, window, label nodes, each
- * cell's pixel colour), the row and column labels (markers stripped), and the message.
+ * What the page shows once it drew the state `expected` (harness drawn, e.g. { sentence }): the heatmap
+ * as its canvas reports it (weights, window, label nodes, each cell's pixel colour), the row and column
+ * labels (markers stripped), and the message.
  */
-async function grid(page) {
+async function grid(page, expected = {}) {
+  await drawn(page, expected);
   await settled(page);
   const { map, message } = await figureState(page, null);
   const strip = (l) => l.text.replace(/[?*]$/, '');
@@ -148,14 +147,14 @@ test('typing another sentence redraws it with the weights the wasm core computes
   try {
     const text = 'he cashed a check at the bank';
     await page.fill('#sentence', text);
-    const shown = await grid(page);
+    const shown = await grid(page, { sentence: text });
     assert.equal(shown.cells.length, 49);
     assert.deepEqual(shown.rows, ['he', 'cashed', 'a', 'check', 'at', 'the', 'bank']);
     assertMatchesWasm(shown, text);
     // A longer one, with punctuation, changes the size of the grid.
     const longer = 'The bank of the river flooded, so the bank closed early.';
     await page.fill('#sentence', longer);
-    const shown2 = await grid(page);
+    const shown2 = await grid(page, { sentence: longer });
     assert.equal(shown2.cells.length, 13 * 13);
     assertMatchesWasm(shown2, longer);
     assert.deepEqual(problems, []);
@@ -184,7 +183,8 @@ test('markup typed into the box is shown as text, never parsed', async () => {
   try {
     const text = '<img src=x onerror=alert(1)>';
     await page.fill('#sentence', text);
-    await page.waitForTimeout(300); // give a stray <img> time to fire onerror
+    // Drawn: a stray <img> would now be in the document (counted below), however long its error takes.
+    await drawn(page, { sentence: text });
     // The labels are SVG text nodes holding the typed characters as text.
     assert.equal(await page.evaluate(() => document.querySelector('#heatmap svg text.row-label').firstChild.nodeType), 3);
     const shown = await grid(page);
@@ -203,20 +203,19 @@ test('empty, too long and unknown input give readable messages and markers', asy
   const { page, problems } = await open();
   try {
     await page.fill('#sentence', '');
-    let shown = await grid(page);
+    let shown = await grid(page, { sentence: '' });
     assert.equal(shown.cells.length, 0);
     assert.match(shown.message, /Type a sentence/);
 
     await page.fill('#sentence', 'the cat sat');
-    shown = await grid(page);
+    shown = await grid(page, { sentence: 'the cat sat' });
     assert.equal(shown.cells.length, 9);
     assert.equal(shown.message, '');
 
     // Past 1,024 tokens the figure draws the first 1,024 and says so.
     const words = Array.from({ length: 2000 }, (_, i) => DEFAULT[i % DEFAULT.length]).join(' ');
     await page.fill('#sentence', words);
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights.T === 1024);
-    shown = await grid(page);
+    shown = await grid(page, { sentence: words });
     assert.equal(shown.message, 'That is 2,000 tokens; the figure shows the first 1,024.');
     assert.equal(shown.map.T, 1024);
     const first = core.tokenize(words).slice(0, 1024).join(' ');
@@ -225,13 +224,13 @@ test('empty, too long and unknown input give readable messages and markers', asy
     assertLabels(shown.map, long.tokens, '1,024 tokens');
 
     await page.fill('#sentence', DEFAULT.join(' '));
-    shown = await grid(page);
+    shown = await grid(page, { sentence: DEFAULT.join(' ') });
     assert.equal(shown.cells.length, 49);
     assert.equal(shown.message, '');
 
     const text = 'the qwzxv left';
     await page.fill('#sentence', text);
-    shown = await grid(page);
+    shown = await grid(page, { sentence: text });
     assert.deepEqual(shown.rows, ['the', 'qwzxv', 'left']);
     assertMatchesWasm(shown, text);
     assert.equal(shown.map.rowLabels[1].text, 'qwzxv?');
@@ -268,6 +267,7 @@ test('keyboard: one tab stop, arrow keys move the active cell; its weight is ann
 
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('ArrowDown');
+    await drawn(page, { word: 1 });
     cell = await activeCell(page);
     assert.deepEqual({ row: cell.row, col: cell.col, ring: cell.ring }, { row: 1, col: 1, ring: { row: 1, col: 1 } });
     assert.equal(cell.text, `train → train: ${weight(1, 1)} (itself, hatched)`);
@@ -287,6 +287,7 @@ test('keyboard: one tab stop, arrow keys move the active cell; its weight is ann
     await page.keyboard.press('ArrowRight');
     assert.deepEqual(await activeCell(page).then((c) => [c.row, c.col]), [1, 6]);
     await page.keyboard.press('Control+Home');
+    await drawn(page, { word: 0 });
     assert.deepEqual(await activeCell(page).then((c) => [c.row, c.col]), [0, 0]);
     // One tab stop for the whole grid: the next Tab leaves it (for the table disclosure below).
     await page.keyboard.press('Tab');
@@ -299,10 +300,11 @@ test('keyboard: one tab stop, arrow keys move the active cell; its weight is ann
     // Hovering shows a cell too (and moves the ring there).
     const at = await cellCentre(page, 6, 2);
     await page.mouse.move(at.x, at.y);
-    assert.match(await readout(), new RegExp(`^time → left: ${weight(6, 2)}`));
+    await page.locator('#readout', { hasText: new RegExp(`^time → left: ${weight(6, 2)}`) }).waitFor();
     // A click selects it: its row becomes the chosen word.
     await page.mouse.down();
     await page.mouse.up();
+    await drawn(page, { word: 6 });
     cell = await activeCell(page);
     assert.deepEqual([cell.row, cell.col], [6, 2]);
     assert.equal(await page.inputValue('#word'), '6');
@@ -336,7 +338,8 @@ test('phone width with touch: the heatmap fits, a tap reads a cell', async () =>
     const at = await cellCentre(page, 4, 1);
     await page.touchscreen.tap(at.x, at.y);
     const ref = reference(DEFAULT.join(' ')).weights;
-    assert.match(await page.textContent('#readout'), new RegExp(`^station → train: ${ref.data[4 * 7 + 1].toFixed(4)}`));
+    await drawn(page, { word: 4 });
+    await page.locator('#readout', { hasText: new RegExp(`^station → train: ${ref.data[4 * 7 + 1].toFixed(4)}`) }).waitFor();
     assert.equal(await page.inputValue('#word'), '4');
     assert.deepEqual(problems, []);
   } finally {
@@ -358,6 +361,7 @@ test('a vectors file that fails to load gives a readable message', async () => {
     assert.equal(await page.locator('#heatmap canvas').count(), 0);
     // The page itself stays usable: typing does not throw.
     await page.fill('#sentence', 'the train');
+    await drawn(page, { sentence: 'the train' });
     assert.deepEqual(pageErrors, []);
   } finally {
     await page.close();
@@ -379,6 +383,7 @@ test('when the shards and the whole table fail, the first chunk still draws its 
     // nothing stale drawn.
     const message = page.locator('#message');
     await page.fill('#sentence', 'the photosynthesis left the station');
+    await drawn(page, { sentence: 'the photosynthesis left the station' });
     await settled(page);
     assert.match(
       await message.textContent(),
@@ -387,7 +392,7 @@ test('when the shards and the whole table fail, the first chunk still draws its 
     assert.equal(await page.locator('#heatmap canvas').count(), 0);
     // The chunk's words still draw, under a note of what is missing.
     await page.fill('#sentence', 'the train left the station');
-    await page.waitForFunction(() => document.querySelector('#heatmap canvas.cells')?.attentionWeights?.T === 5, null, { timeout: 20_000 });
+    await drawn(page, { sentence: 'the train left the station' });
     assert.match(await message.textContent(), /Could not load the whole word-vector table \(.*vectors\.bin: HTTP 404.*first chunk/);
     assert.deepEqual(pageErrors, []);
   } finally {
@@ -413,6 +418,7 @@ test('the core and the first chunk are fetched once (app.js takes over what load
     assertMatchesWasm(await grid(page), DEFAULT.join(' '));
     // The compare view's nearest words search every word: it brings the whole table, once.
     await page.evaluate(() => window.attentionStore.set({ view: 'compare', sentence2: 'the bus left the station on time' }));
+    await drawn(page, { view: 'compare', sentence2: 'the bus left the station on time' });
     await page.waitForFunction(() => document.querySelector('#figure .neighbour'), null, { timeout: 30_000 });
     names = await fetched();
     assert.equal(names.filter((n) => n === 'vectors.bin').length, 1, names.join(', '));

@@ -14,6 +14,7 @@ import {
   assertLabels,
   assertWeights,
   coreFetches,
+  drawn,
   readHeatmaps,
   root,
   site,
@@ -21,6 +22,7 @@ import {
   withoutRelaxedSimd,
 } from './harness.mjs';
 import { HEAD_SHARPNESS, multiHeadWeights } from '../../web/lib/rng.js';
+import { DEFAULTS } from '../../web/lib/state.js';
 
 const TOLERANCE = 1e-6;
 let browser, url, core, vectors, session;
@@ -80,6 +82,8 @@ const widgetsDrawn = (page) =>
       return (
         all.length > 0 &&
         all.every((w) => {
+          // The host says its figure drew a state and nothing is on its way (figure.js render()).
+          if (w.getAttribute('aria-busy') !== 'false' || w.dataset.drawn === undefined) return false;
           const view = w.shadowRoot?.querySelector('#plot:not([hidden]) #heatmap');
           return (
             view &&
@@ -202,8 +206,8 @@ test("examples page, strict CSP: three widgets draw the core's numbers from one 
       "one fetch of the vectors' first chunk for three widgets",
     );
     // Their sentences' words are all in the first chunk, and none of these views needs every word: the
-    // whole table (vectors.bin, 1.1 MB) is never fetched, nor any shard.
-    await page.waitForTimeout(1_000);
+    // whole table (vectors.bin, 1.1 MB) is never fetched, nor any shard. (The store asks for what a state
+    // needs in the same update that draws it: all three drew their state and none is busy, so nothing is left to ask.)
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin') || p.includes('/vectors-shards/')).length, 0, requests.join(' '));
     assert.ok(
       requests.every(
@@ -238,9 +242,13 @@ test('the preload link the READMEs suggest is used by the widget: one fetch of e
     await widgetsDrawn(page);
     const a = await shown(page, 'fig-heatmap');
     assertCells(a.map, single('the train left the station on time').steps.weights, 'heatmap');
-    // A preload whose request mode differs from the widget's fetch would be fetched twice, and Chromium
-    // warns about an unused preload a few seconds after the load.
-    await page.waitForTimeout(3_500);
+    // A preload whose request mode differs from the widget's fetch would be fetched twice (two requests,
+    // two resource entries): the widgets drew, so their fetch of the first chunk is done.
+    assert.equal(
+      await page.evaluate(() => performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/vectors-first.bin')).length),
+      1,
+      'the preload is the fetch',
+    );
     assert.deepEqual(coreFetches(requests), { fixed: 0, relaxed: 1 }, requests.join(' '));
     assert.equal(requests.filter((p) => p.endsWith('/vectors-first.bin')).length, 1, requests.join(' '));
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin')).length, 0, requests.join(' '));
@@ -280,7 +288,13 @@ test('a widget reacts to each attribute changing', async () => {
   const { page, problems } = await open('examples/index.html');
   try {
     await widgetsDrawn(page);
-    const set = (name, value) => page.evaluate(([n, v]) => document.getElementById('fig-heatmap').setAttribute(n, v), [name, value]);
+    // Sets an attribute, then waits until the widget drew every state attribute set so far.
+    const want = {};
+    const set = async (name, value) => {
+      await page.evaluate(([n, v]) => document.getElementById('fig-heatmap').setAttribute(n, v), [name, value]);
+      if (name in DEFAULTS) want[name] = value;
+      await drawn(page, { scope: '#fig-heatmap', ...want });
+    };
     const text = 'he cashed a check at the bank';
     await set('sentence', text);
     let s = await shown(page, 'fig-heatmap');
@@ -321,6 +335,9 @@ test('a widget reacts to each attribute changing', async () => {
       page.evaluate(() => getComputedStyle(document.getElementById('fig-heatmap').shadowRoot.querySelector('.af')).backgroundColor);
     assert.equal(await bg(), 'rgb(255, 255, 255)');
     await set('theme', 'dark');
+    await page.waitForFunction(() =>
+      document.getElementById('fig-heatmap').shadowRoot.querySelector('.af').classList.contains('theme-dark'),
+    );
     assert.equal(await bg(), 'rgb(23, 25, 30)');
 
     const visible = (sel) =>
@@ -331,9 +348,13 @@ test('a widget reacts to each attribute changing', async () => {
     assert.equal(await visible('#sentence'), true);
     assert.equal(await visible('.toolbar'), false);
     await set('controls', 'none');
+    await page.waitForFunction(
+      () => document.getElementById('fig-heatmap').shadowRoot.querySelector('#sentence').getClientRects().length === 0,
+    );
     assert.equal(await visible('#sentence'), false);
     assert.equal(await visible('#temperature'), false);
     await set('controls', 'mask export');
+    await page.waitForFunction(() => document.getElementById('fig-heatmap').shadowRoot.querySelector('#mask').getClientRects().length > 0);
     assert.equal(await visible('#mask'), true);
     assert.equal(await visible('.svgButton'), true);
     assert.equal(await visible('#sentence'), false);
@@ -418,11 +439,16 @@ test("share / embed: the link and iframe URL reproduce the widget's state on the
     await widgetsDrawn(page);
     const w = page.locator('#fig-heads');
     const text = 'the river bank was quiet';
+    const scope = '#fig-heads';
     await w.locator('#sentence').fill(text);
+    // The new words' vector shards arrive before the figure draws the sentence: wait for it.
+    await drawn(page, { scope, sentence: text });
     // Heads first: the Heads control shows only while the heads view is on (it changes nothing else).
     await w.locator('#heads').fill('3');
     await w.locator('#heads').dispatchEvent('change');
+    await drawn(page, { scope, sentence: text, heads: 3 });
     await w.locator('#view').selectOption('steps');
+    await drawn(page, { scope, sentence: text, heads: 3, view: 'steps' });
     assert.equal(await w.locator('#heads').isVisible(), false);
     await w.locator('#mask').selectOption('causal');
     await w.locator('#temperature').evaluate((el) => {
@@ -431,9 +457,11 @@ test("share / embed: the link and iframe URL reproduce the widget's state on the
     });
     await w.locator('#word').selectOption({ value: '2' });
     const ref = single(text, { temperature: 0.7, mask: 'causal' }).steps;
+    await drawn(page, { scope, sentence: text, heads: 3, view: 'steps', mask: 'causal', temperature: 0.7, word: 2 });
     assertSteps((await shown(page, 'fig-heads')).steps, ref, 2);
 
     await w.locator('.shareButton').click();
+    await w.locator('.panel.share').waitFor({ state: 'visible' });
     const link = await w.locator('.share-url').inputValue();
     const snippet = await w.locator('.share-snippet').inputValue();
     const params = new URL(link).searchParams;
@@ -453,8 +481,8 @@ test("share / embed: the link and iframe URL reproduce the widget's state on the
 
     // The iframe URL, opened: the same state, the same numbers, the figure alone.
     full = await open(src.slice(url.length));
-    await full.page.waitForSelector('svg.steps', { timeout: 20_000 });
     const p = full.page;
+    await drawn(p, Object.fromEntries(params));
     assert.equal(await p.inputValue('#sentence'), text);
     assert.equal(await p.inputValue('#view'), 'steps');
     assert.equal(await p.inputValue('#mask'), 'causal');
@@ -465,12 +493,13 @@ test("share / embed: the link and iframe URL reproduce the widget's state on the
     assert.equal(await p.locator('header').isVisible(), false, 'embed mode shows the figure alone');
     // The page's own share link is the same state.
     await p.click('.shareButton');
+    await p.locator('.panel.share').waitFor({ state: 'visible' });
     const again = new URL(await p.inputValue('.share-url'));
     assert.deepEqual(Object.fromEntries(again.searchParams), Object.fromEntries(params));
 
     // On the page, changing something rewrites the URL, and the rewritten URL reproduces it.
     await p.selectOption('#view', 'heads');
-    await p.waitForFunction(() => document.querySelector('.heatmap.compact canvas.cells')?.attentionWeights);
+    await drawn(p, { ...Object.fromEntries(params), view: 'heads' });
     const now = new URL(p.url());
     assert.equal(now.searchParams.get('view'), 'heads');
     assert.equal(now.searchParams.get('embed'), '1');
@@ -479,7 +508,7 @@ test("share / embed: the link and iframe URL reproduce the widget's state on the
     assert.equal(s.heads.length, 3);
     s.heads.forEach((h, k) => assertCells(h, refHeads.heads[k].weights, `page head ${k + 1}`));
     await p.reload();
-    await p.waitForFunction(() => document.querySelector('.heatmap.compact canvas.cells')?.attentionWeights, null, { timeout: 20_000 });
+    await drawn(p, { ...Object.fromEntries(params), view: 'heads' });
     const s2 = await shown(p, null);
     assert.deepEqual(s2.heads, s.heads);
     assert.deepEqual(full.problems, []);
@@ -494,7 +523,7 @@ test('the page reads view and selected word from the URL (lines isolate the word
   const text = 'the train left the station on time';
   const { page, problems } = await open(`index.html?sentence=${encodeURIComponent(text)}&view=lines&word=4`);
   try {
-    await page.waitForFunction(() => document.querySelector('canvas.links')?.attentionLines, null, { timeout: 20_000 });
+    await drawn(page, { sentence: text, view: 'lines', word: 4 });
     const s = await shown(page, null);
     const ref = single(text).steps.weights;
     assertLinks(s.lines, ref, 'page lines');
@@ -619,7 +648,7 @@ test('JSON export follows the heatmap: with norm="columns" it holds the column s
   try {
     await widgetsDrawn(page);
     await page.evaluate(() => document.getElementById('fig-heatmap').setAttribute('norm', 'columns'));
-    await page.waitForFunction(() => document.getElementById('fig-heatmap').exportJSON().settings?.norm === 'columns');
+    await drawn(page, { scope: '#fig-heatmap', norm: 'columns' });
     const json = await page.evaluate(() => document.getElementById('fig-heatmap').exportJSON());
     const columns = core.softmax(single('the train left the station on time').steps.scaled, { axis: 'columns' });
     const T = columns.rows;
@@ -650,22 +679,28 @@ test("import: a model's attention (layers × heads × T × T) draws in heatmap, 
     await w.locator('.importButton').click();
     await w.locator('.import-text').fill(JSON.stringify(hf));
     await w.locator('.import-go').click();
+    // The import draws at once and says so (the figure's state, and so data-drawn, stays the same).
+    await w.locator('.imported', { hasText: 'Imported: 2 layers' }).waitFor();
+    await drawn(page, { scope: '#fig-heads' });
     let s = await shown(page, 'fig-heads');
     assert.equal(s.message, '');
     assert.equal(s.heads.length, 3);
     s.heads.forEach((h, k) => assertCells(h, layers[0].heads[k].weights, `imported layer 1 head ${k + 1}`));
     assert.match(await w.locator('.imported').textContent(), /Imported: 2 layers × 3 heads, 6 tokens/);
     await w.locator('#layer').selectOption({ value: '1' });
+    await drawn(page, { scope: '#fig-heads', layer: 1 });
     s = await shown(page, 'fig-heads');
     s.heads.forEach((h, k) => assertCells(h, layers[1].heads[k].weights, `imported layer 2 head ${k + 1}`));
 
     await w.locator('#view').selectOption('heatmap');
     await w.locator('#head').selectOption({ value: '2' });
+    await drawn(page, { scope: '#fig-heads', view: 'heatmap', layer: 1, head: 2 });
     s = await shown(page, 'fig-heads');
     assert.deepEqual(s.rows, hf.tokens, 'tokens shown as text');
     assertCells(s.map, layers[1].heads[2].weights, 'imported heatmap');
     assert.equal(await page.evaluate(() => document.getElementById('fig-heads').shadowRoot.querySelectorAll('b').length), 0);
     await w.locator('#view').selectOption('lines');
+    await drawn(page, { scope: '#fig-heads', view: 'lines' });
     assertLinks((await shown(page, 'fig-heads')).lines, layers[1].heads[2].weights, 'imported lines');
     assert.equal(await w.locator('#view option[value=steps]').isDisabled(), true);
     assert.equal(await w.locator('#sentence').isDisabled(), true);
@@ -674,6 +709,8 @@ test("import: a model's attention (layers × heads × T × T) draws in heatmap, 
     const bad = async (input, pattern) => {
       await w.locator('.import-text').fill(input);
       await w.locator('.import-go').click();
+      await w.locator('.import-message', { hasText: pattern }).waitFor();
+      await drawn(page, { scope: '#fig-heads' });
       const m = await shown(page, 'fig-heads');
       assert.match(m.message, pattern);
       assert.match(await w.locator('.import-message').textContent(), pattern);
@@ -688,7 +725,9 @@ test("import: a model's attention (layers × heads × T × T) draws in heatmap, 
 
     // Back to the word vectors.
     await w.locator('.clear-import').click();
+    await w.locator('.clear-import').waitFor({ state: 'hidden' });
     await w.locator('#view').selectOption('heatmap');
+    await drawn(page, { scope: '#fig-heads', view: 'heatmap' });
     s = await shown(page, 'fig-heads');
     assertCells(s.map, single('the bank of the river flooded').steps.weights, 'back to vectors');
     assert.deepEqual(problems, []);
@@ -722,6 +761,7 @@ test('a widget with src= draws a JSON file of attention without fetching the wor
     // A missing file is reported.
     await page.evaluate(() => document.getElementById('fig-src').setAttribute('src', 'missing.json'));
     await page.waitForFunction(() => !document.getElementById('fig-src').shadowRoot.getElementById('message').hidden);
+    await drawn(page, { scope: '#fig-src' });
     assert.match((await shown(page, 'fig-src')).message, /Could not load the attention file missing\.json \(HTTP 404\)/);
     assert.deepEqual(
       problems.filter((p) => !/missing\.json|404/.test(p)),

@@ -30,6 +30,8 @@ export function formula(label, ...kids) {
   const n = m('math', mrow(...kids));
   n.setAttribute('display', 'block');
   n.setAttribute('aria-label', label);
+  // On a narrow screen a block formula scrolls sideways (style.css): focusable, so a keyboard can scroll it.
+  n.setAttribute('tabindex', '0');
   return n;
 }
 /** softmax( … ) */

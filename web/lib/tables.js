@@ -6,6 +6,12 @@ import { inkOn, viridis } from './colour.js';
 import { decimalsFor, num } from './format.js';
 import { parseCell } from './cells.js';
 
+/**
+ * The attributes of a box that scrolls a wide table sideways (on a narrow screen): a keyboard can focus
+ * it to scroll, and it is a region named after what it holds (WCAG 2.1.1; axe scrollable-region-focusable).
+ */
+export const scrollBox = (label, cls = 'matrix-wrap') => ({ class: cls, tabindex: 0, role: 'region', 'aria-label': label });
+
 const at = (mat, r, c) => mat.data[r * mat.cols + c];
 
 /**
@@ -52,6 +58,7 @@ export function matrixTable(mat, o = {}) {
     for (const r of rowsShown) for (const c of colsShown) if (r !== null && c !== null) paint(o.reuse.valueCells[k++], at(mat, r, c));
     o.reuse.labelCells.forEach((th, n) => setText(th, labels[n]));
     if (o.reuse.caption) setText(o.reuse.caption, o.caption ?? '');
+    if (o.caption && o.reuse.getAttribute('aria-label') !== o.caption) o.reuse.setAttribute('aria-label', o.caption);
     return o.reuse;
   }
   const table = h('table', {
@@ -96,7 +103,7 @@ export function matrixTable(mat, o = {}) {
     body.append(tr);
   }
   table.append(body);
-  const wrap = h('div', { class: 'matrix-wrap' }, table);
+  const wrap = h('div', scrollBox(o.caption ?? `matrix ${o.name ?? ''}`.trim()), table);
   return Object.assign(wrap, { tableShape: shape, valueCells, labelCells: [...rowHeads, ...colHeads], caption, morphKeep: true });
 }
 

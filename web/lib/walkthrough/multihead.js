@@ -78,7 +78,13 @@ export class MultiHeadStep {
     if (ui.grid.children.length !== n) {
       ui.grid.replaceChildren(
         ...Array.from({ length: n }, (_, k) => {
-          const box = h('button', { type: 'button', class: 'head-box', 'data-head': k, 'aria-label': `Focus head ${k + 1}` });
+          // Named by its own (visually hidden) text, not an aria-label: the map's drawn words are visible text
+          // that an aria-label would have to contain (WCAG 2.5.3, label in name).
+          const box = h(
+            'button',
+            { type: 'button', class: 'head-box', 'data-head': k },
+            h('span', { class: 'sr-only' }, `Focus head ${k + 1}`),
+          );
           box.addEventListener('click', () => {
             this.set({ head: k });
             box.focus();

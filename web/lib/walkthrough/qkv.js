@@ -2,6 +2,7 @@
 // matrix holds, its shape in symbols, here, and in "Attention is all you need".
 import { h, morph } from '../dom.js';
 import { stepSection } from './kit.js';
+import { scrollBox } from '../tables.js';
 
 export class QKVStep {
   constructor() {
@@ -50,7 +51,7 @@ export class ShapesTable {
     morph(this.body, [
       h(
         'div',
-        { class: 'matrix-wrap' },
+        scrollBox('What each matrix holds'),
         h(
           'table',
           { class: 'shapes' },

@@ -5,6 +5,7 @@ import { h, morph } from '../dom.js';
 import { decimalsFor, num } from '../format.js';
 import { dfrac, fn, formula, frac, mi, mn, mo, mrow, sqrt, sub, sum, sup } from '../math.js';
 import { keysAround, keysNote, stepSection } from './kit.js';
+import { scrollBox } from '../tables.js';
 
 export class ScoresStep {
   constructor() {
@@ -109,7 +110,7 @@ function stageTable(stages, i, labels, keys, columns) {
   const T = labels.length;
   return h(
     'div',
-    { class: 'matrix-wrap' },
+    scrollBox(`Query “${labels[i]}”: score, scaled, softmax`),
     h(
       'table',
       { class: 'matrix stages', 'data-name': 'softmax' },

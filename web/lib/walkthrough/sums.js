@@ -7,6 +7,7 @@ import { num } from '../format.js';
 import { fn, formula, frac, m, mi, mn, mo, mrow, sqrt, sub, sum, sup } from '../math.js';
 import { maxOf, offDiagonalMax } from '../heatmap/heatmap.js';
 import { keysAround, keysNote, legendBox, rowOf, stepSection } from './kit.js';
+import { scrollBox } from '../tables.js';
 
 const TERMS = 16; // terms of the weighted sum written out before "…"
 const vName = (r) => (r.projection.mode === 'free' ? 'x' : 'v');
@@ -60,7 +61,7 @@ export class WeightedStep {
         'Each value row is multiplied by the weight its key got: heavy weights keep their value, light ones nearly vanish. The rows of this table add up to the output in step 7.',
         keysNote(r.T, keys),
       ),
-      h('div', { class: 'matrix-wrap' }, table),
+      h('div', scrollBox('Each value vector scaled by its weight'), table),
     ]);
   }
 }

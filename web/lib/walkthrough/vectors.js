@@ -5,6 +5,7 @@
 import { h, setAttrs } from '../dom.js';
 import { num } from '../format.js';
 import { keysAround, keysNote, stepSection, vectorBars, weightBar } from './kit.js';
+import { scrollBox } from '../tables.js';
 
 export class VectorsView {
   constructor() {
@@ -24,7 +25,7 @@ export class VectorsView {
       h('div', { class: 'qrow' }, ui.qName, ui.q),
       h(
         'div',
-        { class: 'matrix-wrap neuron-wrap' },
+        scrollBox('Keys for the query, entry by entry', 'matrix-wrap neuron-wrap'),
         h(
           'table',
           { class: 'matrix neuron', 'data-name': 'neuron', role: 'table' },

@@ -57,8 +57,8 @@ function compareView() {
         barW = Math.max(60, Math.min(160, width - labelW - 70)),
         W = labelW + barW + 64;
       let y = 16;
-      const text = (cls, x, content, attrs = {}) => {
-        const t = el('text', { class: cls, x, y, ...attrs }, svg);
+      const text = (cls, x, content, attrs = {}, parent = svg) => {
+        const t = el('text', { class: cls, x, y, ...attrs }, parent);
         t.textContent = content;
         return t;
       };
@@ -110,9 +110,10 @@ function compareView() {
           }
           for (const n of items) {
             y += ROW;
-            const t = text('neighbour', 12, `${n.word}`, { 'data-word': n.word, 'data-similarity': String(n.similarity) });
-            t.setAttribute('role', 'cell');
-            text('num', labelW + 60, num(n.similarity, 3));
+            // A row of the table: the word heads it, its similarity is its cell.
+            const g = el('g', { role: 'row' }, svg);
+            text('neighbour', 12, `${n.word}`, { role: 'rowheader', 'data-word': n.word, 'data-similarity': String(n.similarity) }, g);
+            text('num', labelW + 60, num(n.similarity, 3), { role: 'cell' }, g);
           }
         }
       }
