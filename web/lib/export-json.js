@@ -58,7 +58,7 @@ export function toJSON(result, state) {
   const out = {
     tokens,
     attentions: [[matrixRows(result.weights)]],
-    source: `${how}: softmax${result.norm === 'columns' ? ' down each column' : ''}(${result.score} scores${result.score === 'scaled' ? ` / ${result.divisor}` : ''} / temperature)`,
+    source: `${how}: softmax${result.norm === 'columns' ? ' down each column' : ''}(${result.score} scores${result.scaleDivisor !== 1 ? ` / ${result.divisor}` : ''} / temperature)`,
     settings,
   };
   return out;

@@ -18,6 +18,7 @@
 //                003's own) | edited;  dk: their width;  bias: add b_Q, b_K, b_V
 //   full         the walkthrough shows whole matrices;  tour: the guided tour's stop, or null
 import { ROLLOUT, SOURCES, SOURCE_NAMES, isTrained } from './sources.js';
+import { PAGE_SCORES } from './scores.js';
 import { VIEWS as VIEW_ENTRIES, isAvailable, viewNamed } from './views/registry.js';
 
 export { ROLLOUT, SOURCES, SOURCE_NAMES, isTrained };
@@ -25,8 +26,8 @@ export { ROLLOUT, SOURCES, SOURCE_NAMES, isTrained };
 export const VIEWS = VIEW_ENTRIES.map((v) => v.name);
 /** The second sentence when no view's opening (views/registry.js) gives one. */
 const SENTENCE2 = VIEW_ENTRIES.find((v) => v.opening?.sentence2)?.opening.sentence2 ?? '';
-export const SCORES = ['scaled', 'dot', 'cosine'];
-export const SCORE_NAMES = { scaled: 'scaled dot q·k/√d', dot: 'dot q·k', cosine: 'cosine' };
+/** The score functions the page offers: the core's table (scores.js), by name. */
+export const SCORES = PAGE_SCORES.map((s) => s.name);
 export const WEIGHT_MODES = ['free', 'identity', 'random', 'seed', 'edited'];
 export const INPUTS = ['sentence', 'seed003'];
 export const CONTROLS = ['sentence', 'source', 'view', 'heads', 'mask', 'word', 'temperature', 'options', 'share', 'export', 'import'];

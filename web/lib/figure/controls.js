@@ -6,7 +6,8 @@
 // when a keystroke (not a paste or a drop) changed the sentence.
 import { h } from '../dom.js';
 import { count } from '../format.js';
-import { ROLLOUT, SCORES, SCORE_NAMES, SOURCES, SOURCE_NAMES, settingsFor } from '../state.js';
+import { ROLLOUT, SOURCES, SOURCE_NAMES, settingsFor } from '../state.js';
+import { PAGE_SCORES } from '../scores.js';
 import { VIEWS, isAvailable } from '../views/registry.js';
 import { wordOf } from '../compute.js';
 
@@ -47,7 +48,7 @@ export class Controls {
     e.view = h('select', { id: 'view' }, ...VIEWS.map((v) => h('option', { value: v.name }, v.label)));
     e.word = h('select', { id: 'word' });
     e.source = select('source', SOURCES, SOURCE_NAMES);
-    e.score = select('score', SCORES, SCORE_NAMES);
+    e.score = h('select', { id: 'score' }, ...PAGE_SCORES.map((s) => h('option', { value: s.name }, s.label)));
     e.temperature = h('input', { id: 'temperature', type: 'range', min: 0.1, max: 3, step: 0.05, 'aria-describedby': 'temperature-help' });
     e.temperatureValue = h('output', { id: 'temperature-value', for: 'temperature' });
     e.mask = select('mask', ['none', 'causal'], { none: 'none', causal: 'causal (only earlier words)' });

@@ -4,6 +4,7 @@
 import { h } from '../dom.js';
 import { fn, formula, frac, mi, mn, mo, mrow, sqrt, sub, sup, text } from '../math.js';
 import { ROLLOUT } from '../state.js';
+import { scoreWords } from '../scores.js';
 
 export class FormulaLine {
   constructor(root, store) {
@@ -69,8 +70,10 @@ export class FormulaLine {
     const dk = r.projection.mode === 'free' ? mi('d') : sub('d', 'k');
     const q = r.projection.mode === 'free' ? mi('X') : mi('Q'),
       k = r.projection.mode === 'free' ? sup('X', 'T') : sup('K', 'T');
-    let score = r.score === 'cosine' ? fn('cos', q, mo(','), r.projection.mode === 'free' ? mi('X') : mi('K')) : mrow(q, mo('·'), k);
-    if (r.score === 'scaled') score = frac(score, sqrt(dk));
+    const scoring = scoreWords(r.score);
+    let score = scoring.byLengths ? fn('cos', q, mo(','), r.projection.mode === 'free' ? mi('X') : mi('K')) : mrow(q, mo('·'), k);
+    // The core chose the divisor: √d (or √d_k) for the scaled score, 1 for the others.
+    if (r.scaleDivisor !== 1) score = frac(score, sqrt(dk));
     const tau = r.temperature !== 1 ? [mo('/'), mi('τ')] : [];
     const mask = r.causal ? [mo('+'), mi('M')] : [];
     const arg = mrow(score, ...tau, ...mask);
@@ -90,7 +93,7 @@ export class FormulaLine {
       r.projection.mode === 'free'
         ? `No learned weights: Q = K = V = X, one row per ${r.kind === 'seed003' ? 'input' : 'word vector'} (d = ${r.d}).`
         : `W_Q, W_K: ${r.projection.mode} weights, d_k = ${r.projection.dk}.`,
-      r.score === 'cosine' ? 'cos divides each dot product by both lengths.' : r.score === 'dot' ? 'Raw dot products, not divided.' : '',
+      scoring.formulaNote,
       r.temperature !== 1 ? `τ = ${r.temperature.toFixed(2)}.` : '',
       r.causal ? 'M hides later words (−∞).' : '',
       r.norm === 'columns' ? 'softmax↓ normalises each column.' : '',

@@ -5,7 +5,8 @@
 import { h, setAttrs, svgEl } from '../dom.js';
 import { wordOf } from '../compute.js';
 import { count, num } from '../format.js';
-import { ROLLOUT, SCORE_NAMES, isTrained, settingsFor } from '../state.js';
+import { ROLLOUT, isTrained, settingsFor } from '../state.js';
+import { scoreWords } from '../scores.js';
 import { viewNamed } from '../views/registry.js';
 import { named, strongest, weight } from '../words.js';
 
@@ -74,11 +75,8 @@ export function optionNotes(state, result, { imported }) {
     const mode = { identity: 'identity', random: `random (Xavier, seed ${state.seed})`, edited: 'edited by hand' }[result.projection.mode];
     lines.push(`Q, K and V come from the walkthrough’s weights: ${mode}, d_k = ${result.projection.dk} (step 2 below).`);
   }
-  if (state.score === 'dot') lines.push('Scores are not divided by √d: the softmax sees the raw dot products, so it is much sharper.');
-  if (state.score === 'cosine')
-    lines.push(
-      'Cosine scores divide each dot product by both vectors’ lengths: every score lies between −1 and 1 and a word matches itself exactly 1, so the softmax is much flatter. Lower the temperature to sharpen it.',
-    );
+  const scoreNote = scoreWords(state.score).note;
+  if (scoreNote) lines.push(scoreNote);
   if (state.mask === 'causal')
     lines.push('Causal mask: each word sees only itself and the words before it (later words get −∞, weight 0).');
   const applies = settingsFor(state, imported);
@@ -230,7 +228,7 @@ export function captionOf(state, result, { imported, extra }) {
     settings = [];
   if (applies.score)
     settings.push(
-      `Score: ${SCORE_NAMES[state.score]}`,
+      `Score: ${scoreWords(state.score).label}`,
       `temperature ${state.temperature.toFixed(2)}`,
       state.mask === 'causal' ? 'causal mask' : 'no mask',
     );

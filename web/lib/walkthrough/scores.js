@@ -6,6 +6,7 @@ import { decimalsFor, num } from '../format.js';
 import { dfrac, fn, formula, frac, mi, mn, mo, mrow, sqrt, sub, sum, sup } from '../math.js';
 import { keysAround, keysNote, stepSection } from './kit.js';
 import { scrollBox } from '../tables.js';
+import { scoreWords } from '../scores.js';
 
 export class ScoresStep {
   constructor() {
@@ -14,7 +15,7 @@ export class ScoresStep {
 
   update(state, r, { word: i, limit, kit }) {
     const free = r.projection.mode === 'free',
-      cosine = r.score === 'cosine';
+      cosine = scoreWords(r.score).byLengths;
     const qi = sub('q', mn(String(i + 1)));
     const rhs = cosine
       ? [
@@ -62,7 +63,7 @@ export class SoftmaxStep {
       tau = r.temperature !== 1,
       columns = r.norm === 'columns';
     const dk = () => (free ? mi('d') : sub('d', 'k'));
-    const scaled = r.score === 'scaled';
+    const scaled = r.scaleDivisor !== 1; // the core's choice: √d for the scaled score
     const scaleMath = () => (scaled ? mrow(sqrt(dk()), ...(tau ? [mo('·'), mi('τ')] : [])) : tau ? mi('τ') : null);
     const s = (j) => sub('s', columns ? mrow(mi(j), mn(String(i + 1))) : mrow(mn(String(i + 1)), mi(j)));
     const arg = (j) => (scaleMath() ? frac(s(j), scaleMath()) : s(j));

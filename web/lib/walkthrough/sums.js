@@ -8,6 +8,7 @@ import { fn, formula, frac, m, mi, mn, mo, mrow, sqrt, sub, sum, sup } from '../
 import { maxOf, offDiagonalMax } from '../heatmap/heatmap.js';
 import { keysAround, keysNote, legendBox, rowOf, stepSection } from './kit.js';
 import { scrollBox } from '../tables.js';
+import { scoreWords } from '../scores.js';
 
 const TERMS = 16; // terms of the weighted sum written out before "…"
 const vName = (r) => (r.projection.mode === 'free' ? 'x' : 'v');
@@ -147,7 +148,7 @@ export class AllStep {
     const apart = state.diagonal === 'apart';
     const max = apart ? offDiagonalMax(r.weights.data, r.T) : maxOf(r.weights.data);
     const free = r.projection.mode === 'free';
-    const scores = r.score === 'cosine' ? fn('cos', mi('Q'), mo(','), mi('K')) : mrow(mi('Q'), sup('K', 'T'));
+    const scores = scoreWords(r.score).byLengths ? fn('cos', mi('Q'), mo(','), mi('K')) : mrow(mi('Q'), sup('K', 'T'));
     morph(this.body, [
       formula(
         'Attention of Q K V equals softmax of the scores, times V',
@@ -155,7 +156,7 @@ export class AllStep {
         mo('='),
         fn(
           r.norm === 'columns' ? 'softmax↓' : 'softmax',
-          r.score === 'scaled' ? frac(scores, sqrt(free ? mi('d') : sub('d', 'k'))) : scores,
+          r.scaleDivisor !== 1 ? frac(scores, sqrt(free ? mi('d') : sub('d', 'k'))) : scores,
         ),
         mi('V'),
       ),

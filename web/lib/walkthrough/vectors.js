@@ -6,6 +6,7 @@ import { h, setAttrs } from '../dom.js';
 import { num } from '../format.js';
 import { keysAround, keysNote, stepSection, vectorBars, weightBar } from './kit.js';
 import { scrollBox } from '../tables.js';
+import { scoreWords } from '../scores.js';
 
 export class VectorsView {
   constructor() {
@@ -63,8 +64,9 @@ export class VectorsView {
       r.kind === 'model'
         ? ` (layer ${r.model.layer + 1}, head ${r.model.head + 1} of the trained model: its learnt projections of the word)`
         : '';
-    const sumsTo =
-      r.score === 'cosine' ? 'the dot product q·k, which divided by both lengths is the cosine score' : 'the dot product q·k, the score';
+    const sumsTo = scoreWords(r.score).byLengths
+      ? 'the dot product q·k, which divided by both lengths is the cosine score'
+      : 'the dot product q·k, the score';
     ui.intro.textContent = `The query vector of “${labels[i]}”${whose} and each key vector, one bar per dimension (blue above zero, orange below, both to the same scale). q∘k multiplies them entry by entry (its own scale); those products add up to ${sumsTo}, which scaled and softmaxed is the weight.${keysNote(T, keys)}`;
     ui.qName.textContent = `q (${labels[i]})`;
     vectorBars(ui.q, steps.Q.data.subarray(i * dk, (i + 1) * dk), maxAbs, `q of ${labels[i]}`);

@@ -1,6 +1,7 @@
 // The steps view: for the selected word, the core's raw scores, scaled scores, softmax weights (as the
 // figure draws them: down the columns when that is chosen) and the output row.
 import { h } from '../../dom.js';
+import { scoreWords } from '../../scores.js';
 import { Steps } from './steps.js';
 import { matrixRows as rows } from '../../export-json.js';
 import { wordRowsHeight } from '../embed-height.js';
@@ -19,8 +20,8 @@ class StepsView {
       return 'The steps view needs the scores before the softmax; imported attention holds only the weights. Choose heatmap, lines or heads.';
     if (result.kind === 'model' && result.model.rollout)
       return 'The rollout has no scores of its own: it multiplies the layers’ weights. Choose a layer to see one head’s steps.';
-    const score = { scaled: 'q·k', dot: 'q·k', cosine: 'cos(q, k)' }[result.score];
-    const divide = result.score === 'scaled' ? `÷ ${result.divisor} ` : '';
+    const score = scoreWords(result.score).symbol;
+    const divide = result.scaleDivisor !== 1 ? `÷ ${result.divisor} ` : '';
     const where = result.kind === 'model' ? ` (layer ${result.model.layer + 1}, head ${result.model.head + 1})` : '';
     // The trained model has no temperature of its own to divide by: only what applies is written.
     const scaleText =
