@@ -19,7 +19,7 @@ function loaded(options = {}) {
   Object.assign(store.sources, { core, vectors });
   const told = [];
   store.subscribe((state, result) => told.push(result));
-  store.update();
+  store.recompute();
   return { store, told };
 }
 const numbers = (rows) => rows.map((row) => row.map(Number));

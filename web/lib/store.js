@@ -71,7 +71,7 @@ export class Store {
     // Picking a trained model again retries a load that failed.
     if (isTrained(this.state.source) && this.state.source !== before.source) this.sources.trainedError[this.state.source] = null;
     if (defer && (this.good?.T ?? 0) > DEFER_TOKENS) return this.#schedule();
-    this.update();
+    this.recompute();
   }
 
   /**
@@ -83,13 +83,13 @@ export class Store {
   setEdits(next) {
     this.sources.edits = frozenCells(next);
     this.state = apply(this.state, { weights: 'edited' });
-    this.update();
+    this.recompute();
   }
 
   /** The by-hand sheet's numbers ({ X, Wq, Wk, Wv } as rows of strings) in place of the last, as setEdits: one recompute. */
   setHand(next) {
     this.sources.hand = frozenCells(next);
-    this.update();
+    this.recompute();
   }
 
   /** Imported attention (importer.parseAttention's result) replaces the computed source until cleared. */
@@ -98,24 +98,24 @@ export class Store {
     // A view that cannot draw imported attention (the steps: it has no scores) gives way to the first view.
     const view = parsed && !isAvailable(viewNamed(this.state.view), this.state, { imported: parsed }) ? { view: DEFAULTS.view } : {};
     this.state = apply(this.state, { ...view, word: null, layer: 0, head: 0 });
-    this.update();
+    this.recompute();
   }
 
   /** Starts loading what the state needs (the word vectors, the trained model), then keeps doing so. */
   start() {
     this.started = true;
-    this.update();
+    this.recompute();
   }
 
   #schedule() {
     this.frame ||= requestAnimationFrame(() => {
       this.frame = 0;
-      this.update();
+      this.recompute();
     });
   }
 
   /** Recomputes from the current state and tells every subscriber. */
-  update() {
+  recompute() {
     if (this.frame) {
       cancelAnimationFrame(this.frame);
       this.frame = 0;
@@ -178,7 +178,7 @@ export class Store {
     if (wait <= 0) return this.#loadShards([...typing]);
     // Recompute then: the text may have changed meanwhile, and its result asks again.
     clearTimeout(this.typingTimer);
-    this.typingTimer = setTimeout(() => this.update(), wait);
+    this.typingTimer = setTimeout(() => this.recompute(), wait);
   }
 
   /**
@@ -201,7 +201,7 @@ export class Store {
         s.vectors = table;
         s.vectorsShards = new Set(wanted);
         before?.delete();
-        this.update();
+        this.recompute();
       },
       () => {
         for (const id of fresh) this.shardsWanted.delete(id);
@@ -237,7 +237,7 @@ export class Store {
         if (s.vectors) return;
         s.vectors = first;
         s.vectorsPartial = true;
-        this.update();
+        this.recompute();
       });
     }
     if (needVectors && this.#needsWholeTable()) this.#loadWhole();
@@ -266,8 +266,8 @@ export class Store {
   /** A load's end: done(value) or done(undefined, error), then one recompute. Returns the load's promise. */
   #settle(promise, done) {
     return promise.then(
-      (value) => (done(value, null), this.update()),
-      (err) => (done(undefined, err), this.update()),
+      (value) => (done(value, null), this.recompute()),
+      (err) => (done(undefined, err), this.recompute()),
     );
   }
 }

@@ -181,7 +181,7 @@ export class Controls {
   }
 
   /** Shows the controls named in `set` (state.CONTROLS words) that also apply to what is shown. */
-  update(state, result, { allowed, imported, status }) {
+  draw(state, result, { allowed, imported, status }) {
     const e = this.els;
     this.state = state;
     if (e.sentence.value !== state.sentence && document.activeElement !== e.sentence) {

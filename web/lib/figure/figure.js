@@ -111,7 +111,7 @@ export class Figure {
     this.allowed = set ?? new Set();
     this.controls.allowImport = this.allowed.has('import');
     if (this.store.result) this.render(this.store.state, this.store.result);
-    else this.toolbar.update(this.allowed);
+    else this.toolbar.draw(this.allowed);
   }
 
   setTheme(theme) {
@@ -150,8 +150,8 @@ export class Figure {
     const e = this.els,
       store = this.store,
       imported = store.sources.imported;
-    this.controls.update(state, store.shown, { allowed: this.allowed, imported, status: statusOf(state, store.sources) });
-    this.toolbar.update(this.allowed, { importMessage: this.importMessage });
+    this.controls.draw(state, store.shown, { allowed: this.allowed, imported, status: statusOf(state, store.sources) });
+    this.toolbar.draw(this.allowed, { importMessage: this.importMessage });
     const shown = store.shown;
     if (!shown) {
       // Nothing to draw (loading, no words, an error): the last view goes, so nothing stale stays.
@@ -262,7 +262,7 @@ export class Figure {
     } catch (err) {
       if (!(err instanceof ImportError)) throw err;
       this.importMessage = err.message;
-      this.toolbar.update(this.allowed, { importMessage: err.message });
+      this.toolbar.draw(this.allowed, { importMessage: err.message });
       if (!this.store.shown) this.#message(`Could not draw the imported attention: ${err.message}`);
       else this.#message(`Could not draw the imported attention: ${err.message}`, 'error');
       return false;

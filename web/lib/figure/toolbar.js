@@ -117,7 +117,7 @@ export class Toolbar {
   }
 
   /** Shows the buttons the `controls` set names; says why an import was refused. */
-  update(allowed, { importMessage } = {}) {
+  draw(allowed, { importMessage } = {}) {
     const e = this.els;
     e.shareButton.hidden = !allowed.has('share');
     for (const b of ['svgButton', 'pngButton', 'jsonButton']) e[b].hidden = !allowed.has('export');

@@ -38,10 +38,10 @@ function resizePool(pool, n, parent, attrs) {
 }
 
 /**
- * One heatmap, kept across redraws: build it once, append `heatmap.el`, then call update() with new
+ * One heatmap, kept across redraws: build it once, append `heatmap.el`, then call draw() with new
  * weights as often as they change; it repaints in place. Options:
  *   compact (small cells, labels only when they fit: the heads grid), fitWidth (compact cells shrink, down
- *   to 8 px, to fit update()'s width), interactive (a focusable grid;
+ *   to 8 px, to fit draw()'s width), interactive (a focusable grid;
  *   false for maps inside a button), title, head (index, shown in readouts), className ("heatmap"),
  *   table (offer a table of the drawn weights, built when opened), onCell(info | null) on hover and
  *   keyboard focus with { row, col, weight, query, key, head, title, itself }, onSelect(row, col) when the
@@ -58,7 +58,7 @@ export class Heatmap {
     this.active = null; // { row, col } of the keyboard's cell, in matrix indices
     this.hover = null;
     this.anchorKey = null;
-    this.p = null; // what update() was last given
+    this.p = null; // what draw() was last given
     this.L = null; // the layout it computed
     this.el = h('div', { class: `${o.className}${o.compact ? ' compact' : ''}` });
     if (o.head !== undefined) this.el.dataset.head = String(o.head);
@@ -93,7 +93,7 @@ export class Heatmap {
    * active cell), width (px available), origin
    * ({ row0, col0 }: put the window there), title (a new title), caption (a line under the map; '' for none) }.
    */
-  update({
+  draw({
     tokens,
     weights,
     max,
@@ -137,7 +137,7 @@ export class Heatmap {
       if (anchor.col < this.col0 || anchor.col >= this.col0 + cols) this.col0 = centre(cols, T, anchor.col);
     }
     this.anchorKey = key;
-    this.draw(!prev || prev.data !== data || prev.max !== top || prev.diagonalApart !== diagonalApart);
+    this.repaint(!prev || prev.data !== data || prev.max !== top || prev.diagonalApart !== diagonalApart);
   }
 
   /** The caption line under the map (HTML, so a long caption wraps), made when first needed. */
@@ -154,7 +154,7 @@ export class Heatmap {
   /** After a theme change: reads the theme's colours again and repaints (gaps take the background colour). */
   restyle() {
     this.theme = null;
-    if (this.p) this.draw(true);
+    if (this.p) this.repaint(true);
   }
 
   colours() {
@@ -165,7 +165,7 @@ export class Heatmap {
   }
 
   /** Lays out labels and grid for the current window and repaints the cells (dataChanged: the overview too). */
-  draw(dataChanged) {
+  repaint(dataChanged) {
     const { tokens } = this.p;
     const L = this.L,
       { rows, cols, cell, left, top, right, fontPx, angle } = L;
@@ -244,7 +244,7 @@ export class Heatmap {
     this.row0 = row0;
     this.col0 = col0;
     // The active cell stays where it is (as in a spreadsheet, the next arrow key brings it back into view).
-    this.draw(false);
+    this.repaint(false);
     if (!quiet) this.o.onWindow?.({ row0, col0 });
   }
 

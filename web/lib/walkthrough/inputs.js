@@ -8,7 +8,7 @@ export class InputsStep {
     ({ el: this.el, body: this.body } = stepSection(1, 'step-inputs', 'Prepare the inputs'));
   }
 
-  update(state, r, { word: i, limit, kit }) {
+  draw(state, r, { word: i, limit, kit }) {
     const colLabels = dimLabels(r.d);
     if (r.kind === 'model') {
       const L = r.model.layer + 1,

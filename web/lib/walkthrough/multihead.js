@@ -63,7 +63,7 @@ export class MultiHeadStep {
     });
   }
 
-  update(state, r, { limit, kit }) {
+  draw(state, r, { limit, kit }) {
     const ui = this.ui,
       heads = r.heads(state.heads, state.seed),
       n = heads.maps.length;
@@ -100,12 +100,12 @@ export class MultiHeadStep {
       // A picture inside the button (the button is the keyboard stop): not a grid of its own.
       box.map ??= new Heatmap({ compact: true, interactive: false, title: `head ${k + 1}`, head: k, className: 'head-map' });
       if (box.map.el.parentNode !== box) box.append(box.map.el);
-      box.map.update({ tokens: r.tokens, weights: heads.steps[k].weights, max, diagonalApart: apart, caption: captions?.[k] ?? '' });
+      box.map.draw({ tokens: r.tokens, weights: heads.steps[k].weights, max, diagonalApart: apart, caption: captions?.[k] ?? '' });
     });
     drawLegend(ui.legend, max, { diagonalApart: apart });
     ui.focusTitle.textContent = `Head ${focused + 1} (focused): hover, tap or use the arrow keys to read a weight.`;
     ui.width ??= ui.focus.clientWidth;
-    ui.focusMap.update({ tokens: r.tokens, weights: heads.steps[focused].weights, max, diagonalApart: apart, width: ui.width || 640 });
+    ui.focusMap.draw({ tokens: r.tokens, weights: heads.steps[focused].weights, max, diagonalApart: apart, width: ui.width || 640 });
     const labels = r.labels;
     if (model) {
       const w = r.model.learnt(heads.layer),

@@ -15,7 +15,7 @@ export class Picker {
   }
 
   /** labels: the words (as the views print them); i: the selected one. */
-  update(labels, i) {
+  draw(labels, i) {
     const asMenu = labels.length > WORDS;
     this.buttons.hidden = asMenu;
     this.menu.hidden = !asMenu;

@@ -9,7 +9,7 @@ export class QKVStep {
     ({ el: this.el, body: this.body } = stepSection(3, 'step-qkv', 'Derive queries, keys and values'));
   }
 
-  update(state, r, { word: i, limit, kit }) {
+  draw(state, r, { word: i, limit, kit }) {
     const s = r.steps,
       b = state.bias ? ' + b' : '';
     const how =
@@ -34,7 +34,7 @@ export class ShapesTable {
     ({ el: this.el, body: this.body } = stepSection(null, 'shapes', 'Shapes'));
   }
 
-  update(state, r) {
+  draw(state, r) {
     const s = r.steps,
       free = r.projection.mode === 'free',
       learnt = r.kind === 'model' ? ' per head (learnt)' : '';

@@ -13,7 +13,7 @@ export class ScoresStep {
     ({ el: this.el, body: this.body } = stepSection(4, 'step-scores', 'Scores for one query'));
   }
 
-  update(state, r, { word: i, limit, kit }) {
+  draw(state, r, { word: i, limit, kit }) {
     const free = r.projection.mode === 'free',
       cosine = scoreWords(r.score).byLengths;
     const qi = sub('q', mn(String(i + 1)));
@@ -58,7 +58,7 @@ export class SoftmaxStep {
     ({ el: this.el, body: this.body } = stepSection(5, 'step-softmax', 'Softmax'));
   }
 
-  update(state, r, { word: i, full }) {
+  draw(state, r, { word: i, full }) {
     const free = r.projection.mode === 'free',
       tau = r.temperature !== 1,
       columns = r.norm === 'columns';

@@ -18,7 +18,7 @@ export class WeightedStep {
     ({ el: this.el, body: this.body } = stepSection(6, 'step-weighted', 'Multiply the weights with the values'));
   }
 
-  update(state, r, { word: i, full }) {
+  draw(state, r, { word: i, full }) {
     const weighted = r.terms(i).weighted; // T × d_v: row j = α(i, j)·v_j
     const dv = r.projection.dv,
       shownV = Math.min(dv, full ? dv : 8);
@@ -72,7 +72,7 @@ export class SumStep {
     ({ el: this.el, body: this.body } = stepSection(7, 'expansion', 'Sum the weighted values'));
   }
 
-  update(state, r, { word: i, full, limit, kit }) {
+  draw(state, r, { word: i, full, limit, kit }) {
     const w = r.weights.data,
       T = r.T,
       v = vName(r);
@@ -144,7 +144,7 @@ export class AllStep {
     ({ el: this.el, body: this.body } = stepSection(8, 'step-repeat', 'Repeat for every query'));
   }
 
-  update(state, r, { word: i, limit, kit }) {
+  draw(state, r, { word: i, limit, kit }) {
     const apart = state.diagonal === 'apart';
     const max = apart ? offDiagonalMax(r.weights.data, r.T) : maxOf(r.weights.data);
     const free = r.projection.mode === 'free';

@@ -48,7 +48,7 @@ export class VectorsView {
     );
   }
 
-  update(state, r, { word: i, full }) {
+  draw(state, r, { word: i, full }) {
     const { steps, labels, T } = r,
       ui = this.ui,
       dk = steps.Q.cols;

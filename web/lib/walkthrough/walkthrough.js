@@ -156,7 +156,7 @@ export class Walkthrough {
     this.ctx = { word: wordOf(state, shown), full: state.full, limit: state.full ? Infinity : LIMIT, kit: this.kit, store: this.store };
     this.generation++;
     this.root.dataset.generation = String(this.generation);
-    this.picker.update(shown.labels, this.ctx.word);
+    this.picker.draw(shown.labels, this.ctx.word);
     for (const step of this.steps) {
       if (step.visible) this.#draw(step);
       else step.dirty = true;
@@ -166,7 +166,7 @@ export class Walkthrough {
   #draw(step) {
     step.dirty = false;
     const shown = this.store.shown;
-    if (shown && shown.kind !== 'imported') step.update(this.store.state, shown, this.ctx);
+    if (shown && shown.kind !== 'imported') step.draw(this.store.state, shown, this.ctx);
     // For tests: which redraw this step shows.
     step.el.dataset.drawn = String(this.generation);
   }

@@ -25,7 +25,7 @@ export class WeightsStep {
     this.body.classList.add('editors');
   }
 
-  update(state, r, ctx) {
+  draw(state, r, ctx) {
     if (r.kind === 'model') return this.#learnt(r, ctx);
     if (r.projection.mode === 'free') {
       this.key = 'free';

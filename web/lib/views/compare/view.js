@@ -163,7 +163,7 @@ function compareView() {
         for (const v of c.difference.data) top = Math.max(top, Math.abs(v));
         const changed = c.changed.map((k) => `“${c.first.tokens[k].text}” / “${c.second.tokens[k].text}”`).join(', ');
         this.diffNote.textContent = `The two weight matrices, first minus second: red where the first sentence gives more weight, blue where the second does (±${num(top, 2)}). ${changed ? `Changed word${c.changed.length > 1 ? 's' : ''}: ${changed} (marked).` : 'The same words: only the scores differ.'}`;
-        this.map.update({ tokens: c.first.tokens, weights: c.difference, max: top, width, marked: c.changed });
+        this.map.draw({ tokens: c.first.tokens, weights: c.difference, max: top, width, marked: c.changed });
         drawDivergingLegend(legend, top);
       }
       return '';

@@ -46,7 +46,7 @@ class HeadsView {
       view.el.dataset.head = String(m.head);
       if (m.layer === undefined) delete view.el.dataset.layer;
       else view.el.dataset.layer = String(m.layer);
-      view.update({
+      view.draw({
         tokens: result.tokens,
         weights: m.weights,
         max,

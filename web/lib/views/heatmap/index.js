@@ -16,7 +16,7 @@ class HeatmapView {
   draw(state, result, { width, word, legend }) {
     const apart = state.diagonal === 'apart';
     const weights = result.shown;
-    this.map.update({ tokens: result.tokens, weights, diagonalApart: apart, selectedRow: word, width });
+    this.map.draw({ tokens: result.tokens, weights, diagonalApart: apart, selectedRow: word, width });
     const max = apart ? offDiagonalMax(weights.data, weights.rows) : maxOf(weights.data);
     drawLegend(legend, max, {
       what: apart ? 'the largest weight between two different words' : 'the largest weight shown',

@@ -16,7 +16,7 @@ class LinesView {
   }
 
   draw(state, result, { width, word, legend }) {
-    this.lines.update({ tokens: result.tokens, weights: result.shown, selected: word, width, diagonalApart: state.diagonal === 'apart' });
+    this.lines.draw({ tokens: result.tokens, weights: result.shown, selected: word, width, diagonalApart: state.diagonal === 'apart' });
     legend.replaceChildren();
     return '';
   }

@@ -15,7 +15,7 @@ const TOP = 34;
 const SHADES = 64; // lines are stroked in this many steps of weight, one path each
 
 /**
- * One lines view, kept across redraws: append `lines.el`, then call update() whenever the weights
+ * One lines view, kept across redraws: append `lines.el`, then call draw() whenever the weights
  * change. Options: onFocusWord(info | null) gets { side: 'query' | 'key', index, token, links:
  * [{ index, token, weight }] } (strongest first, over every word); onSelect(index) when a query word
  * is focused or clicked. The canvas carries what it drew as canvas.attentionLines (see #paint).
@@ -53,7 +53,7 @@ export class Lines {
    * diagonalApart: a word's line to itself is dashed and grey, and the thickest line is the strongest
    * link between two different words.
    */
-  update({ tokens, weights, selected = null, width = 640, diagonalApart = false }) {
+  draw({ tokens, weights, selected = null, width = 640, diagonalApart = false }) {
     const T = weights.rows;
     if (tokens !== this.tokens) {
       this.tokens = tokens;
@@ -76,11 +76,11 @@ export class Lines {
     this.start = Math.min(Math.max(0, this.start), T - this.rows);
     this.gap = Math.min(170, Math.max(60, width - 2 * this.labelW - 24));
     if (this.isolated && this.isolated.index >= T) this.isolated = null;
-    this.#draw();
+    this.#render();
     this.#show(this.#focusedWord());
   }
 
-  #draw() {
+  #render() {
     const { T, rows, start, labelW, gap } = this;
     const xl = labelW + 8,
       xr = xl + gap;
@@ -220,7 +220,7 @@ export class Lines {
     const s = Math.min(Math.max(0, start), this.T - this.rows);
     if (s === this.start) return;
     this.start = s;
-    this.#draw();
+    this.#render();
     this.#show(this.#focusedWord());
   }
 
@@ -319,7 +319,7 @@ export class Lines {
       const start = follow(this.start, this.rows, this.T, i);
       if (start !== this.start) {
         this.start = start;
-        this.#draw();
+        this.#render();
       }
       const target = (side === 'query' ? this.queryWords : this.keyWords)[i - this.start];
       if (target === word) {

@@ -61,7 +61,7 @@ class ModelView {
         open.textContent = title;
         open.setAttribute('aria-label', `Open ${title} in the heatmap${caption ? `: ${caption}` : ''}`);
         box.classList.toggle('opened', (rollout ? ROLLOUT : l) === opened.layer && (rollout || k === opened.head));
-        map.update({
+        map.draw({
           tokens: result.tokens,
           weights: rollout ? run.rollout : run.layers[l].heads[k].weights,
           max,

@@ -28,7 +28,7 @@ class StepsView {
       `scaled = ${score} ${divide}${result.kind === 'model' ? '' : `÷ temperature ${result.temperature.toFixed(2)}`}`.trim() +
       `${where}${result.causal ? '; causal: later words masked (−∞)' : ''}`;
     const { scores, scaled } = result.steps;
-    this.steps.update({
+    this.steps.draw({
       tokens: result.tokens,
       steps: { scores, scaled, weights: result.weights, output: result.output },
       query: word,

@@ -10,7 +10,7 @@ const ROW = 22;
 const TOP = 64;
 const fmt = (x) => num(x, 4);
 
-/** One steps view, kept across redraws: append `steps.el`, then update() with the core's steps. */
+/** One steps view, kept across redraws: append `steps.el`, then draw() with the core's steps. */
 export class Steps {
   constructor() {
     this.start = 0;
@@ -37,7 +37,7 @@ export class Steps {
    * the scores were scaled (e.g. "÷ √50 ÷ 1.00"); headers: the three stages' names; diagonalApart: mark
    * the query's own row "(itself)"; outputDims: numbers of the output row printed.
    */
-  update({ tokens, steps, query, scaleText = '', headers = ['1 q·k', '2 scaled', '3 softmax'], diagonalApart = false, width = 640 }) {
+  draw({ tokens, steps, query, scaleText = '', headers = ['1 q·k', '2 scaled', '3 softmax'], diagonalApart = false, width = 640 }) {
     const T = steps.weights.rows;
     const i = Math.min(Math.max(0, query), T - 1);
     if (tokens !== this.tokens) {
@@ -58,17 +58,17 @@ export class Steps {
     this.compact = width < 540;
     const outputDims = Math.max(2, Math.min(8, Math.floor((width - 40) / 64)));
     Object.assign(this, { steps, i, T, scaleText, outputDims, diagonalApart });
-    this.#draw();
+    this.#render();
   }
 
   #scroll(direction) {
     const start = Math.min(Math.max(0, this.start + direction * this.n), this.T - this.n);
     if (start === this.start) return;
     this.start = start;
-    this.#draw();
+    this.#render();
   }
 
-  #draw() {
+  #render() {
     const { steps, i, T, n, start, tokens, labels } = this;
     const at = (m, r, c) => m.data[r * m.cols + c];
     const colW = this.compact ? 68 : 92,
