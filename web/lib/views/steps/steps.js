@@ -91,7 +91,8 @@ export class Steps {
     this.svg.style.fontSize = '13px';
     set(this.title, {}, `Query: “${tokens[i].text}” (word ${i + 1} of ${T})`);
     set(this.note, {}, this.scaleText);
-    this.heads.forEach((t, c) => set(t, { x: c === 0 ? xs[0] : xs[c + 1] - (c === 3 ? barW : 0) - 8 }));
+    // The softmax header ends over its number, or, on a phone, over its bar: there it would touch "2 scaled".
+    this.heads.forEach((t, c) => set(t, { x: c === 0 ? xs[0] : xs[c + 1] - (c === 3 && !this.compact ? barW : 0) - 8 }));
     set(this.rules[0], { x1: x0, x2: xs[4], y1: TOP - 4, y2: TOP - 4 });
     set(this.rules[1], { x1: x0, x2: xs[4], y1: outTop - 10, y2: outTop - 10 });
 
