@@ -4,11 +4,11 @@
 // keyboard can reach. Hovering or focusing a word isolates its lines. A long input shows a window of
 // words around the chosen one. Weights come from the wasm core (or an imported model).
 import { activeIn, svgEl as el, h, setAttrs, textWidth } from '../../dom.js';
-import { sizeCanvas, themeColours } from '../../colour.js';
+import { themeColours } from '../../colour.js';
 import { labelOf } from '../../format.js';
 import { maxOf, offDiagonalMax } from '../../heatmap/heatmap.js';
 import { ALL_ROWS, Pager, WINDOW, centre, follow } from '../../windowing.js';
-import { lineShapes } from './shapes.js';
+import { lineShapes, paintLines } from './paint.js';
 
 const ROW = 26;
 const TOP = 34;
@@ -137,77 +137,9 @@ export class Lines {
     });
   }
 
-  /** The lines between the words in the window, stroked shade by shade; an isolated word's on top. */
+  /** The lines between the words in the window, on the canvas (paint.js). */
   #paint() {
-    const { T, rows, start, gap, data, max } = this;
-    const w = gap - 4,
-      hgt = rows * ROW;
-    const ratio = sizeCanvas(this.canvas, w, hgt);
-    const ctx = (this.ctx ??= this.canvas.getContext('2d'));
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    const theme = (this.theme ??= themeColours(this.el));
-    ctx.strokeStyle = theme.link;
-    const iso = this.isolated;
-    const isOn = (i, j) => !iso || (iso.side === 'query' ? i === iso.index : j === iso.index);
-    // Paths per shade: dimmed ones (when a word is isolated) first, then the lit ones above them.
-    const paths = [new Map(), new Map()];
-    const shown = new Float32Array(rows * rows);
-    const selves = new Path2D();
-    let drawn = 0;
-    for (let r = 0; r < rows; r++) {
-      const i = start + r;
-      for (let c = 0; c < rows; c++) {
-        const j = start + c,
-          v = data[i * T + j];
-        shown[r * rows + c] = v;
-        if (!(v > 0)) continue;
-        if (i === j && this.diagonalApart) {
-          // A word's line to itself: dashed and grey, outside the thickness scale.
-          if (isOn(i, j)) (selves.moveTo(0, r * ROW + ROW / 2), selves.lineTo(w, r * ROW + ROW / 2));
-          drawn++;
-          continue;
-        }
-        const shade = Math.min(SHADES - 1, Math.floor((max > 0 ? v / max : 0) * SHADES));
-        const set = paths[isOn(i, j) ? 1 : 0];
-        if (!set.has(shade)) set.set(shade, new Path2D());
-        const p = set.get(shade);
-        p.moveTo(0, r * ROW + ROW / 2);
-        p.lineTo(w, c * ROW + ROW / 2);
-        drawn++;
-      }
-    }
-    paths.forEach((set, lit) => {
-      for (const [shade, path] of set) {
-        const f = (shade + 0.5) / SHADES;
-        ctx.lineWidth = 0.5 + 5 * f;
-        ctx.globalAlpha = lit ? 0.08 + 0.92 * f : 0.03;
-        ctx.stroke(path);
-      }
-    });
-    ctx.globalAlpha = 1;
-    ctx.strokeStyle = theme.muted;
-    ctx.lineWidth = 1.5;
-    ctx.setLineDash([4, 3]);
-    ctx.stroke(selves);
-    ctx.setLineDash([]);
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    // What the canvas shows, for tests and tools: the window's weights (rows × rows, row-major),
-    // how many lines were drawn, which word's lines are isolated, and the geometry.
-    this.canvas.attentionLines = {
-      T,
-      start,
-      rows,
-      data: shown,
-      max,
-      drawn,
-      isolated: iso ? { ...iso } : null,
-      rowHeight: ROW,
-      width: w,
-      ratio,
-      diagonalApart: this.diagonalApart,
-    };
+    paintLines(this, (this.theme ??= themeColours(this.el)), { row: ROW, shades: SHADES });
   }
 
   /** After a theme change: reads the line colour again and repaints. */
@@ -330,7 +262,7 @@ export class Lines {
     });
   }
 
-  /** The drawn lines as SVG shapes in the word SVG's coordinates (for the exporter: shapes.js). */
+  /** The drawn lines as SVG shapes in the word SVG's coordinates (for the exporter: paint.js). */
   exportShapes() {
     return lineShapes(this, (this.theme ??= themeColours(this.el)), { row: ROW, top: TOP });
   }
