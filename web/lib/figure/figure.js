@@ -3,14 +3,14 @@
 // <attention-figure> widget (shadow DOM) both build theirs with this class. It renders from a Store
 // (store.js): every change goes to the store, which recomputes once and calls render(state, result).
 import { h } from '../dom.js';
-import { count, format4 } from '../format.js';
+import { format4 } from '../format.js';
 import { download } from '../exporter.js';
 import { FigureExports } from './exports.js';
 import { ImportError, parseAttention } from '../importer.js';
-import { DEFAULTS, isTrained, toParams } from '../state.js';
+import { DEFAULTS, toParams } from '../state.js';
 import { wordOf } from '../compute.js';
 import { Controls } from './controls.js';
-import { optionNotes, statusOf, storyOf, writePredictions, writeWordNotes } from './notes.js';
+import { cutNote, optionNotes, problemOf, statusOf, storyOf, writePredictions, writeWordNotes } from './notes.js';
 import { Toolbar } from './toolbar.js';
 import { viewNamed } from '../views/registry.js';
 
@@ -138,7 +138,14 @@ export class Figure {
    * figure now shows, once it is drawn. Assistive technology and tests wait for these, never for a time.
    */
   render(state, result) {
-    this.#draw(state, result);
+    try {
+      this.#draw(state, result);
+    } catch (err) {
+      // A view that fails to draw must not take the page with it: the reader sees why, the rest keeps working.
+      this.els.plot.hidden = true;
+      this.#message(`Could not draw this view (${err?.message ?? err}). Choose another view, or change the sentence.`, 'error');
+      console.error(err);
+    }
     const busy = !result || result.kind === 'loading';
     const f = this.els.figure;
     f.setAttribute('aria-busy', String(busy));
@@ -160,26 +167,16 @@ export class Figure {
       e.viewBox.dataset.view = '';
       e.legend.replaceChildren();
       const loading = !result || result.kind === 'loading';
-      this.#message(loading ? '' : this.#problem(result, state), result?.kind === 'error' ? 'error' : 'hint');
+      this.#message(loading ? '' : problemOf(result, state), result?.kind === 'error' ? 'error' : 'hint');
       e.loading.hidden = !loading;
-      e.loading.textContent = loading ? this.#problem(result, state) : '';
+      e.loading.textContent = loading ? problemOf(result, state) : '';
       return;
     }
     // A word's vector on its way: the last figure stays, and the quiet line says what is loading.
     e.loading.hidden = result.kind !== 'loading';
     e.loading.textContent = result.kind === 'loading' ? result.message : '';
     if (result.kind === 'cells') this.#message(result.message, 'error');
-    else if (shown.total)
-      this.#message(
-        `That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained ${shown.model.kind} reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`,
-        'note',
-      );
-    else if (store.sources.vectorsError && store.sources.vectorsPartial && !isTrained(state.source))
-      this.#message(
-        `Could not load the whole word-vector table (${store.sources.vectorsError.message}). The figure draws from the word vectors' first chunk (the most frequent words); reload the page to get the rest.`,
-        'note',
-      );
-    else this.#message('');
+    else this.#message(cutNote(state, shown, store.sources), 'note');
     e.plot.hidden = false;
     this.viewWidth ||= e.viewBox.clientWidth; // before the first observer report
     const entry = viewNamed(state.view);
@@ -224,14 +221,6 @@ export class Figure {
       requestAnimationFrame(() => performance.mark('attention-figure:first-frame'));
       this.options.onFirstDraw?.();
     }
-  }
-
-  #problem(result, state) {
-    if (!result) return 'Loading…';
-    if (result.kind === 'loading' && isTrained(state.source)) return `Loading the trained ${state.source} (under 1 MB, once)…`;
-    if (result.loadFailed)
-      return `${result.message} ${isTrained(state.source) ? `Choose “word vectors”, or choose the trained ${state.source} again to retry.` : 'Reload the page to try again.'}`;
-    return result.message;
   }
 
   /** The reader chose a cell (or a word, col null): its row becomes the selected word. */

@@ -267,3 +267,21 @@ export function statusOf(state, s) {
         ? 'Loading the word vectors…'
         : 'Loading the attention core…';
 }
+
+/** What stands in for a figure that cannot be drawn: loading, no words, or what went wrong (and how to retry). */
+export function problemOf(result, state) {
+  if (!result) return 'Loading…';
+  if (result.kind === 'loading' && isTrained(state.source)) return `Loading the trained ${state.source} (under 1 MB, once)…`;
+  if (result.loadFailed)
+    return `${result.message} ${isTrained(state.source) ? `Choose “word vectors”, or choose the trained ${state.source} again to retry.` : 'Reload the page to try again.'}`;
+  return result.message;
+}
+
+/** A note above a drawn figure: the text was cut to what the figure (or the model) reads, or the whole table could not load; else ''. */
+export function cutNote(state, shown, sources) {
+  if (shown.total)
+    return `That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained ${shown.model.kind} reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`;
+  if (sources.vectorsError && sources.vectorsPartial && !isTrained(state.source))
+    return `Could not load the whole word-vector table (${sources.vectorsError.message}). The figure draws from the word vectors' first chunk (the most frequent words); reload the page to get the rest.`;
+  return '';
+}
