@@ -43,4 +43,4 @@ node --test tests/wasm/ tests/web/
 echo "== the relaxed-SIMD module (attention_wasm_relaxed.wasm, fused multiply-adds) through the small module's tests"
 ATTN_WASM_FILE=attention_wasm_relaxed.wasm node --experimental-wasm-relaxed-simd --test tests/wasm/accuracy.test.mjs \
   tests/wasm/attention.test.mjs tests/wasm/golden.test.mjs tests/wasm/keep.test.mjs tests/wasm/nearest.test.mjs \
-  tests/wasm/resources.test.mjs tests/wasm/output-path.test.mjs
+  tests/wasm/resources.test.mjs tests/wasm/output-path.test.mjs tests/wasm/self-attention.test.mjs
