@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make libeigen3-dev catch2 emscripten nodejs chromium clang-14 libclang-rt-14-dev valgrind clang-format)
+# pkg-config: the consumer test checks attention-core.pc; doxygen: the C++ reference (scripts/docs.sh).
+packages=(cmake g++ make libeigen3-dev catch2 emscripten nodejs chromium clang-14 libclang-rt-14-dev valgrind clang-format
+  pkg-config doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

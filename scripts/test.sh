@@ -17,6 +17,12 @@ cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$jobs"
 ctest --test-dir build/native --output-on-failure -j"$jobs"
 
+echo "== consumer test: cmake --install the core into a temporary prefix, build tests/consumer against it (find_package, pkg-config)"
+bash scripts/consumer-test.sh
+
+echo "== C++ reference: Doxygen over the public headers into build/docs/html (any warning fails, undocumented API included)"
+bash scripts/docs.sh
+
 echo "== native tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Debug -DATTN_SANITIZE=ON >/dev/null
 cmake --build build/sanitize -j"$jobs"

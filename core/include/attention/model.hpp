@@ -1,7 +1,8 @@
-// The tiny trained transformers run by the core, both trained on WordNet (model/README.md): the causal
-// decoder of data/model.bin (GPT-style: predicts the next word) and the bidirectional encoder of
-// data/encoder.bin (BERT-style: fills in a [MASK]ed word). Parsed from a file's bytes, run on a sentence
-// with every intermediate kept, plus attention rollout across the layers. Maths only: no I/O, no globals.
+/// \file
+/// The tiny trained transformers run by the core, both trained on WordNet (model/README.md): the causal
+/// decoder of data/model.bin (GPT-style: predicts the next word) and the bidirectional encoder of
+/// data/encoder.bin (BERT-style: fills in a [MASK]ed word). Parsed from a file's bytes, run on a sentence
+/// with every intermediate kept, plus attention rollout across the layers. Maths only: no I/O, no globals.
 #pragma once
 
 #include <cstddef>
@@ -16,108 +17,115 @@
 
 namespace attn {
 
-// The hyper-parameters, as the file's header gives them (like nanoGPT's GPTConfig).
+/// The hyper-parameters, as the file's header gives them (like nanoGPT's GPTConfig).
 struct ModelConfig {
-  Index vocabulary_size = 0;     // V words; id 0 is "<unk>"
-  Index d_model = 0;             // the width of the residual stream
-  Index layer_count = 0;         // transformer layers
-  Index heads = 0;               // per layer; each head has d_k = d_model / heads
-  Index d_ff = 0;                // the feed-forward network's hidden width
-  Index context = 0;             // the most tokens one run may hold
-  float embedding_scale = 1.0f;  // x = embedding_scale · E[id] + PE (√d_model)
-  bool causal = true;            // decoder: token t sees tokens 0..t; encoder (false): every token sees all
-  Index mask_id = -1;            // the encoder's "[MASK]" word, which fill_blank puts in the blank; decoder: -1
+  Index vocabulary_size = 0;     ///< V words; id 0 is "<unk>"
+  Index d_model = 0;             ///< the width of the residual stream
+  Index layer_count = 0;         ///< transformer layers
+  Index heads = 0;               ///< per layer; each head has d_k = d_model / heads
+  Index d_ff = 0;                ///< the feed-forward network's hidden width
+  Index context = 0;             ///< the most tokens one run may hold
+  float embedding_scale = 1.0f;  ///< x = embedding_scale · E[id] + PE (√d_model)
+  bool causal = true;            ///< decoder: token t sees tokens 0..t; encoder (false): every token sees all
+  Index mask_id = -1;            ///< the encoder's "[MASK]" word, which fill_blank puts in the blank; decoder: -1
 };
 
-// The model: its config (model.d_model, model.heads, …) and its weights, de-quantised to float32.
-// Layout of the file: model/README.md ("ATTNLM", version 1 for the decoder, 2 for the encoder).
+/// The model: its config (model.d_model, model.heads, …) and its weights, de-quantised to float32.
+/// Layout of the file: model/README.md ("ATTNLM", version 1 for the decoder, 2 for the encoder).
 struct LanguageModel : ModelConfig {
-  std::vector<std::string> vocabulary;   // id → word; id 0 is "<unk>"; the encoder's also holds "[MASK]"
-  Matrix embedding;                      // V × d_model; also the (tied) output head
-  Matrix positions;                      // context × d_model sinusoidal encoding
-  std::vector<TransformerLayer> layers;  // pre-norm, GELU feed-forward; run by attn::decoder when causal,
-                                         // else by attn::encoder (no mask)
-  Vector final_gamma, final_beta;        // the final LayerNorm, LN_f
-  std::vector<std::string> captions;     // one per head, layer-major; or empty
+  std::vector<std::string> vocabulary;   ///< id → word; id 0 is "<unk>"; the encoder's also holds "[MASK]"
+  Matrix embedding;                      ///< V × d_model; also the (tied) output head
+  Matrix positions;                      ///< context × d_model sinusoidal encoding
+  std::vector<TransformerLayer> layers;  ///< pre-norm, GELU feed-forward; run by attn::decoder when causal,
+                                         ///< else by attn::encoder (no mask)
+  /// the final LayerNorm, LN_f
+  ///@{
+  Vector final_gamma, final_beta;
+  ///@}
+  std::vector<std::string> captions;  ///< one per head, layer-major; or empty
 
-  // Throws AttentionError naming the problem (bad magic or version, truncation, impossible shapes,
-  // unsupported flags, a missing or misplaced [MASK], non-finite values, trailing bytes) when the bytes
-  // are not a well-formed model file.
+  /// Throws AttentionError naming the problem (bad magic or version, truncation, impossible shapes,
+  /// unsupported flags, a missing or misplaced [MASK], non-finite values, trailing bytes) when the bytes
+  /// are not a well-formed model file.
   static LanguageModel parse(const std::uint8_t* bytes, std::size_t size);
 
-  const ModelConfig& config() const { return *this; }
-  Index find(std::string_view word) const;  // the word's id, or -1
+  const ModelConfig& config() const { return *this; }  ///< the hyper-parameters alone
+  Index find(std::string_view word) const;             ///< the word's id, or -1
 
  private:
-  std::vector<std::uint32_t> slots_;  // hash table of the words (core/src/word_table.hpp): 0 = empty, else id + 1
+  std::vector<std::uint32_t> slots_;  ///< hash table of the words (core/src/word_table.hpp): 0 = empty, else id + 1
 };
 
+/// A token of the sentence and the vocabulary entry the model reads for it.
 struct ModelToken {
-  std::string text;     // the token as tokenised (lower-cased)
-  Lookup lookup;        // Known, Stemmed (an inflection stripped), or Unknown (→ <unk>, id 0)
-  std::string matched;  // the vocabulary word whose embedding is used ("<unk>" when Unknown)
-  Index id;
+  std::string text;     ///< the token as tokenised (lower-cased)
+  Lookup lookup;        ///< Known, Stemmed (an inflection stripped), or Unknown (→ "<unk>", id 0)
+  std::string matched;  ///< the vocabulary word whose embedding is used ("<unk>" when Unknown)
+  Index id;             ///< that word's id, the row of the embedding
 };
 
-// attn::tokenize, then a vocabulary lookup per token with the same stemming fallback as the word vectors.
-// Throws when the text has no tokens or more than the model's context length (the message names both
-// lengths): the model never saw positions past its context, so longer text is refused, not truncated.
+/// attn::tokenize, then a vocabulary lookup per token with the same stemming fallback as the word vectors.
+/// Throws when the text has no tokens or more than the model's context length (the message names both
+/// lengths): the model never saw positions past its context, so longer text is refused, not truncated.
 std::vector<ModelToken> model_tokens(const LanguageModel& model, std::string_view text);
 
-// A word the model guesses. "<unk>" and "[MASK]" are never among them: they are not words a reader can
-// be offered (the decoder learnt to predict "<unk>" for rare words; the encoder never saw either as a
-// target).
+/// A word the model guesses. "<unk>" and "[MASK]" are never among them: they are not words a reader can
+/// be offered (the decoder learnt to predict "<unk>" for rare words; the encoder never saw either as a
+/// target).
 struct Prediction {
-  Index id;
-  std::string word;
-  float logit;
-  float probability;  // the model's own: softmax over the whole vocabulary, <unk> and [MASK] included
+  Index id;           ///< the word's id
+  std::string word;   ///< the word
+  float logit;        ///< its score, LN_f(x)·E[id]
+  float probability;  ///< the model's own: softmax over the whole vocabulary, "<unk>" and "[MASK]" included
 };
 
+/// One forward pass: the tokens, every layer's steps, the rollout and the predictions.
 struct ModelRun {
-  std::vector<ModelToken> tokens;
-  StackSteps steps;                     // steps.input = scaled embeddings + positions; one entry per layer
-  Matrix final_norm;                    // LN_f of the last layer's output, T × d_model
-  Matrix rollout;                       // T × T attention rollout over all layers
-  std::vector<Prediction> predictions;  // decoder: the top_k next words after the last token; encoder run on
+  std::vector<ModelToken> tokens;       ///< the tokens run, as model_tokens gives them
+  StackSteps steps;                     ///< steps.input = scaled embeddings + positions; one entry per layer
+  Matrix final_norm;                    ///< LN_f of the last layer's output, T × d_model
+  Matrix rollout;                       ///< T × T attention rollout over all layers
+  std::vector<Prediction> predictions;  ///< decoder: the top_k next words after the last token; encoder run on
                                         // a sentence: none; fill_blank: the top_k words for the blank.
                                         // Most probable first.
 };
 
-// The forward pass on token ids (each in [0, V), at most `context` of them): a causal model through
-// attn::decoder with its next-word predictions, an encoder through attn::encoder (no predictions: ask
-// fill_blank for a blank's).
+/// The forward pass on token ids (each in [0, V), at most `context` of them): a causal model through
+/// attn::decoder with its next-word predictions, an encoder through attn::encoder (no predictions: ask
+/// fill_blank for a blank's).
 ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, std::size_t top_k = 5);
-// The same on a sentence: model_tokens, then the forward pass.
+/// The same on a sentence: model_tokens, then the forward pass.
 ModelRun run_model(const LanguageModel& model, std::string_view text, std::size_t top_k = 5);
 
-// Fill the blank (encoder only): the sentence with token `position` (from 0) replaced by [MASK], run
-// through the encoder, and the top_k words for that position.
+/// Fill the blank (encoder only): the sentence with token `position` (from 0) replaced by [MASK], run
+/// through the encoder, and the top_k words for that position.
 struct FilledBlank {
-  std::vector<ModelToken> tokens;  // the sentence as written, the hidden word included
-  Index position = 0;              // the blank
-  ModelRun run;                    // the masked sentence: run.tokens[position] is "[MASK]" and
+  std::vector<ModelToken> tokens;  ///< the sentence as written, the hidden word included
+  Index position = 0;              ///< the blank
+  ModelRun run;                    ///< the masked sentence: run.tokens[position] is "[MASK]" and
                                    // run.predictions are the guesses for the blank
 };
-// Throws for a causal model (it has no [MASK]) and for a position outside the sentence.
+/// Throws for a causal model (it has no [MASK]) and for a position outside the sentence.
 FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index position, std::size_t top_k = 5);
 
-// The model's nearest words to a vector of its residual stream: the k vocabulary words whose embeddings
-// (rows of E, which is also the tied output head) point most nearly the way `vector` does, by cosine
-// similarity in double precision, best first, equal similarities (as the floats returned) in id order.
-// With `final_norm` the vector is first read through the final LayerNorm, as the output head reads the
-// last layer: give it a layer's output (or the input x = √d·E[id] + PE) to see what that position's
-// vector has come to mean. "<unk>", "[MASK]" and the ids in `exclude` are skipped. Throws AttentionError
-// when length is not d_model, a value is NaN or ±Inf, the vector (after the norm) is all zeros, k < 1,
-// or an excluded id is outside the vocabulary.
+/// The model's nearest words to a vector of its residual stream: the k vocabulary words whose embeddings
+/// (rows of E, which is also the tied output head) point most nearly the way `vector` does, by cosine
+/// similarity in double precision, best first, equal similarities (as the floats returned) in id order.
+/// With `final_norm` the vector is first read through the final LayerNorm, as the output head reads the
+/// last layer: give it a layer's output (or the input x = √d·E[id] + PE) to see what that position's
+/// vector has come to mean. "<unk>", "[MASK]" and the ids in `exclude` are skipped. Throws AttentionError
+/// when length is not d_model, a value is NaN or ±Inf, the vector (after the norm) is all zeros, k < 1,
+/// or an excluded id is outside the vocabulary.
 std::vector<Neighbour> nearest_embeddings(const LanguageModel& model, const float* vector, Index length, Index k,
                                           const std::vector<Index>& exclude = {}, bool final_norm = false);
 
-// Attention rollout (Abnar & Zuidema 2020), how much each output position draws on each input token
-// through every layer: per layer average the heads' weights A, add the residual connection as
-// Ã = 0.5·A + 0.5·I, renormalise each row to sum to 1, and multiply the layers: R = Ã_L ··· Ã_1.
-// weights[layer][head] is a T × T matrix (query rows, key columns).
+/// Attention rollout (Abnar & Zuidema 2020), how much each output position draws on each input token
+/// through every layer: per layer average the heads' weights A, add the residual connection as
+/// Ã = 0.5·A + 0.5·I, renormalise each row to sum to 1, and multiply the layers: R = Ã_L ··· Ã_1.
+/// weights[layer][head] is a T × T matrix (query rows, key columns); or the weights of a run's steps.
+///@{
 Matrix attention_rollout(const std::vector<std::vector<Matrix>>& weights);
 Matrix attention_rollout(const StackSteps& steps);
+///@}
 
 }  // namespace attn

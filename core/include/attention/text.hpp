@@ -1,5 +1,6 @@
-// Text side of the core: the tokenizer and the word-vector table that turns a sentence into X (T × d).
-// No I/O: the vector table is parsed from bytes the caller already holds (a file, a fetch, a test).
+/// \file
+/// Text side of the core: the tokenizer and the word-vector table that turns a sentence into X (T × d).
+/// No I/O: the vector table is parsed from bytes the caller already holds (a file, a fetch, a test).
 #pragma once
 
 #include <cstddef>
@@ -12,81 +13,87 @@
 
 namespace attn {
 
-// Splits text into lower-case tokens: words (ASCII letters, digits, any non-ASCII byte, with ' or -
-// kept when a word character stands on both sides) and single punctuation marks. Whitespace separates.
-// Only ASCII is lower-cased; other bytes pass through unchanged, so UTF-8 stays valid.
-// The same function tokenises the training corpus (tools/tokenize) and the reader's sentence.
+/// Splits text into lower-case tokens: words (ASCII letters, digits, any non-ASCII byte, with ' or -
+/// kept when a word character stands on both sides) and single punctuation marks. Whitespace separates.
+/// Only ASCII is lower-cased; other bytes pass through unchanged, so UTF-8 stays valid.
+/// The same function tokenises the training corpus (tools/tokenize) and the reader's sentence.
 std::vector<std::string> tokenize(std::string_view text);
 
-// The stems tried, in order, when a word is not in a vocabulary: common English inflections stripped
-// ("stations" -> "station", "cities" -> "city", "cashing" -> "cash", then "cashe"). Only stems of at least
-// 2 bytes are returned. The word vectors and the language model (model.hpp) both fall back on them.
+/// The stems tried, in order, when a word is not in a vocabulary: common English inflections stripped
+/// ("stations" -> "station", "cities" -> "city", "cashing" -> "cash", then "cashe"). Only stems of at least
+/// 2 bytes are returned. The word vectors and the language model (model.hpp) both fall back on them.
 std::vector<std::string> stem_candidates(std::string_view word);
 
-// How a token found its vector.
+/// How a token found its vector.
 enum class Lookup : std::uint8_t {
-  Known = 0,    // the token itself is in the vocabulary
-  Stemmed = 1,  // an inflection stripped ("stations" -> "station") is in the vocabulary
-  Unknown = 2,  // nothing matched: the vector is all zeros, so its scores against every word are 0
+  Known = 0,    ///< the token itself is in the vocabulary
+  Stemmed = 1,  ///< an inflection stripped ("stations" -> "station") is in the vocabulary
+  Unknown = 2,  ///< nothing matched: the vector is all zeros, so its scores against every word are 0
 };
 
+/// A token of an Embedding and where its vector came from.
 struct EmbeddedToken {
-  std::string text;     // the token as typed (lower-cased)
-  Lookup lookup;        // how its vector was found
-  std::string matched;  // the vocabulary word whose vector is used ("" when Unknown)
+  std::string text;     ///< the token as typed (lower-cased)
+  Lookup lookup;        ///< how its vector was found
+  std::string matched;  ///< the vocabulary word whose vector is used ("" when Unknown)
 };
 
+/// A text as X: its tokens and one vector per token.
 struct Embedding {
-  std::vector<EmbeddedToken> tokens;  // T tokens
-  Matrix X;                           // T × dim, row t is the vector of tokens[t]
-  std::size_t total = 0;              // the text's token count (more than T when embed_first cut it)
+  std::vector<EmbeddedToken> tokens;  ///< T tokens
+  Matrix X;                           ///< T × dim, row t is the vector of tokens[t]
+  std::size_t total = 0;              ///< the text's token count (more than T when embed_first cut it)
 };
 
-// A vocabulary of word vectors, parsed from the project's vectors file (format in data/README.md):
-//   "ATTNVEC1" | u32 count | u32 dim | u32 words_bytes | words ('\n'-terminated, UTF-8)
-//   | f32 scale[count] | i8 values[count × dim]          (all little-endian; vector = scale × values)
-// The table keeps the file's bytes and de-quantises only the rows asked for: parsing runs while the page
-// waits for its first heatmap, and a sentence needs a few dozen of the ~20,000 rows.
+/// A vocabulary of word vectors, parsed from the project's vectors file (format in data/README.md):
+///   "ATTNVEC1" | u32 count | u32 dim | u32 words_bytes | words ('\n'-terminated, UTF-8)
+///   | f32 scale[count] | i8 values[count × dim]          (all little-endian; vector = scale × values)
+/// The table keeps the file's bytes and de-quantises only the rows asked for: parsing runs while the page
+/// waits for its first heatmap, and a sentence needs a few dozen of the ~20,000 rows.
 class WordVectors {
  public:
-  // Throws AttentionError naming the problem when the bytes are not a well-formed vectors file.
-  // The first form copies the bytes; the second keeps the caller's buffer (no copy of the ~1 MB file).
+  /// Throws AttentionError naming the problem when the bytes are not a well-formed vectors file.
+  /// The first form copies the bytes; the second keeps the caller's buffer (no copy of the ~1 MB file).
+  ///@{
   static WordVectors parse(const std::uint8_t* bytes, std::size_t size);
   static WordVectors parse(std::vector<std::uint8_t>&& bytes);
+  ///@}
 
-  std::size_t size() const { return count_; }
-  Index dim() const { return dim_; }
-  // Vocabulary entry i, for i < size(); the view lives as long as the table.
+  std::size_t size() const { return count_; }  ///< how many words
+  Index dim() const { return dim_; }           ///< the length of every vector
+  /// Vocabulary entry i, for i < size(); the view lives as long as the table.
   std::string_view word(std::size_t i) const;
 
-  // Row i as stored, for i < size(): its scale and its dim() int8 values (the vector is scale × values).
+  /// Row i as stored, for i < size(): its scale and its dim() int8 values (the vector is scale × values).
+  ///@{
   float scale(std::size_t i) const;
   const std::int8_t* values(std::size_t i) const;
+  ///@}
 
-  // Row index of a word, or -1.
+  /// Row index of a word, or -1.
   Index find(std::string_view word) const;
-  // The vector of vocabulary entry i (1 × dim).
+  /// The vector of vocabulary entry i (1 × dim).
   Matrix vector(Index i) const;
 
-  // Tokenises text and stacks one row per token; an unknown token gets a zero row and is marked.
-  // Throws AttentionError when the text has no tokens or more than max_tokens of them.
+  /// Tokenises text and stacks one row per token; an unknown token gets a zero row and is marked.
+  /// Throws AttentionError when the text has no tokens or more than max_tokens of them.
   Embedding embed(std::string_view text, std::size_t max_tokens) const;
-  // The first max_tokens tokens of a longer text (all of a shorter one); total says how many it had.
-  // Throws AttentionError when the text has no tokens or max_tokens is 0.
+  /// The first max_tokens tokens of a longer text (all of a shorter one); total says how many it had.
+  /// Throws AttentionError when the text has no tokens or max_tokens is 0.
   Embedding embed_first(std::string_view text, std::size_t max_tokens) const;
 
  private:
-  void dequantise(Index i, float* out) const;  // writes row i's dim() floats
+  void dequantise(Index i, float* out) const;  ///< writes row i's dim() floats
   Embedding embed_tokens(std::vector<std::string> tokens) const;
 
-  // The whole file as read. Everything below holds offsets into it, not pointers, so that a copied
-  // table does not point into its original.
+  /// The whole file as read. Everything below holds offsets into it, not pointers, so that a copied
+  /// table does not point into its original.
   std::vector<std::uint8_t> file_;
   std::size_t count_ = 0;
   Index dim_ = 0;
-  std::size_t scales_at_ = 0, values_at_ = 0;  // where those blocks start in file_
-  std::vector<std::uint32_t> starts_;  // count_ + 1 offsets in the words block; word i ends at starts_[i + 1] - 1
-  std::vector<std::uint32_t> slots_;   // hash table of the words (core/src/word_table.hpp): 0 = empty, else row + 1
+  std::size_t scales_at_ = 0, values_at_ = 0;  ///< where those blocks start in file_
+  std::vector<std::uint32_t> starts_;  ///< count_ + 1 offsets in the words block; word i ends at starts_[i + 1] - 1
+  std::vector<std::uint32_t> slots_;   ///< hash table of the words (core/src/word_table.hpp): 0 = empty, else row + 1
 };
 
 }  // namespace attn
