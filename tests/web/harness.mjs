@@ -15,7 +15,7 @@ import { startServer } from '../../scripts/serve.mjs';
 import { launchChromium } from '../../scripts/chromium.mjs';
 import { labelOf } from '../../web/lib/format.js';
 import { FIXED_CORE, RELAXED_CORE } from '../../web/lib/core-file.js';
-import { DEFAULTS } from '../../web/lib/state.js';
+import { DEFAULTS, paramOf as paramName } from '../../web/lib/state.js';
 
 export { FIXED_CORE, RELAXED_CORE };
 
@@ -316,7 +316,7 @@ export async function figureState(page, host) {
  */
 const paramOf = (v) =>
   v === null || v === undefined ? null : new URLSearchParams([['v', typeof v === 'boolean' ? (v ? '1' : '0') : String(v)]]).get('v');
-const DEFAULT_PARAMS = Object.fromEntries(Object.entries(DEFAULTS).map(([k, v]) => [k, paramOf(v)]));
+const DEFAULT_PARAMS = Object.fromEntries(Object.entries(DEFAULTS).map(([k, v]) => [paramName(k), paramOf(v)]));
 
 /**
  * Waits until the figure in `scope` (a CSS selector of an <attention-figure>, or null for the page's
@@ -329,7 +329,8 @@ const DEFAULT_PARAMS = Object.fromEntries(Object.entries(DEFAULTS).map(([k, v]) 
  * what the input changed: the page's other parts redraw in the same store update as the figure.
  */
 export async function drawn(page, { scope = null, timeout = 20_000, ...expected } = {}) {
-  const want = Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, paramOf(v)]));
+  // Keys are state keys (offMode) or their URL names (off-mode).
+  const want = Object.fromEntries(Object.entries(expected).map(([k, v]) => [paramName(k), paramOf(v)]));
   const read = ({ scope }) => {
     const el = document.querySelector(scope ?? '.af');
     return el ? { busy: el.getAttribute('aria-busy'), drawn: el.dataset.drawn ?? null } : null;

@@ -50,7 +50,7 @@ export { HAND_DEFAULT, computeHand } from './compute/hand.js';
 function keyOf(state, sources) {
   const s = state;
   if (sources.imported) return `imported:${sources.imported.id}:${s.layer}:${s.head}`;
-  if (isTrained(s.source)) return `${s.source}:${s.sentence}:${s.layer}:${s.head}:${s.blank}`;
+  if (isTrained(s.source)) return `${s.source}:${s.sentence}:${s.layer}:${s.head}:${s.blank}:${s.off}:${s.offMode}`;
   return [
     sources.vectorsPartial ? `first chunk + ${sources.vectorsShards?.size ?? 0} shards` : 'whole table',
     s.input,

@@ -1,5 +1,6 @@
 // The JSON export's numbers: what a figure draws as Hugging Face-shaped data (tokens + attentions,
 // layers × heads × T × T), so the file imports back (importer.js), plus how the numbers were made.
+import { describeOff } from './switches.js';
 /** A matrix as rows of plain numbers. */
 export const matrixRows = (m) => {
   const out = [];
@@ -38,8 +39,18 @@ export function toJSON(result, state) {
       source:
         `${result.model.kind === 'encoder' ? 'trained bidirectional transformer encoder, masked-word objective (data/encoder.bin)' : 'trained causal transformer language model (data/model.bin)'}: ` +
         `${result.model.layers} layers × ${result.model.heads} heads, ` +
-        `d_k = ${result.projection.dk}, context ${result.cap}; rollout after Abnar & Zuidema (2020), residual counted as 0.5·I`,
-      settings: { sentence: state.sentence, source: state.source, layer: state.layer, head: state.head, blank: state.blank },
+        `d_k = ${result.projection.dk}, context ${result.cap}; rollout after Abnar & Zuidema (2020), residual counted as 0.5·I` +
+        (result.model.off
+          ? `; ${describeOff(result.model.off)} switched off${result.model.off.heads.length ? ` (${result.model.offMode})` : ''}`
+          : ''),
+      settings: {
+        sentence: state.sentence,
+        source: state.source,
+        layer: state.layer,
+        head: state.head,
+        blank: state.blank,
+        ...(state.off ? { off: state.off, offMode: state.offMode } : {}),
+      },
     };
   }
   const settings = {

@@ -17,11 +17,15 @@
 //   weights      the single head's projections: free (Q = K = V = X) | identity | random | seed (seed
 //                003's own) | edited;  dk: their width;  bias: add b_Q, b_K, b_V
 //   full         the walkthrough shows whole matrices;  tour: the guided tour's stop, or null
+//   off          a trained model's parts switched off, 1-based, comma-separated: 'L.H' a head, 'L' a whole
+//                layer's attention, 'positions' the positional encoding (e.g. '1.2,1.3'); '' for none
+//   offMode      how a switched-off head is replaced: zero | mean | uniform (URL and attribute: off-mode)
 import { ROLLOUT, SOURCES, SOURCE_NAMES, isTrained } from './sources.js';
 import { PAGE_SCORES } from './scores.js';
+import { OFF_MODES, offList } from './switches.js';
 import { VIEWS as VIEW_ENTRIES, isAvailable, viewNamed } from './views/registry.js';
 
-export { ROLLOUT, SOURCES, SOURCE_NAMES, isTrained };
+export { ROLLOUT, SOURCES, SOURCE_NAMES, isTrained, OFF_MODES };
 /** The views' names, in the View menu's order (views/registry.js). */
 export const VIEWS = VIEW_ENTRIES.map((v) => v.name);
 /** The second sentence when no view's opening (views/registry.js) gives one. */
@@ -34,6 +38,7 @@ export const CONTROLS = ['sentence', 'source', 'view', 'heads', 'mask', 'word', 
 export const THEMES = ['auto', 'light', 'dark'];
 export const CHOICES = {
   view: VIEWS,
+  offMode: OFF_MODES,
   source: SOURCES,
   score: SCORES,
   mask: ['none', 'causal'],
@@ -64,7 +69,14 @@ export const STATE_KEYS = [
   'bias',
   'full',
   'tour',
+  'off',
+  'offMode',
 ];
+/** The URL parameter (and widget attribute) of a state key where the two differ: attributes are lower-case. */
+const PARAMS = { offMode: 'off-mode' };
+export const paramOf = (key) => PARAMS[key] ?? key;
+/** The state key an attribute or URL parameter names (the inverse of paramOf). */
+export const keyOf = (param) => Object.keys(PARAMS).find((key) => PARAMS[key] === param) ?? param;
 /** Keys read for backward compatibility: scale=none meant score=dot; diagonal=hide/show predate apart/scale. */
 export const LEGACY = { scale: 'score' };
 
@@ -90,6 +102,8 @@ export const DEFAULTS = Object.freeze({
   bias: false,
   full: false,
   tour: null,
+  off: '',
+  offMode: 'zero',
 });
 
 const int = (v, lo, hi, fallback) => {
@@ -129,6 +143,8 @@ export function parseValue(key, raw) {
       return flag(raw);
     case 'tour':
       return int(raw, 0, 20, null);
+    case 'off':
+      return offList(raw);
     default:
       return undefined;
   }
@@ -137,7 +153,7 @@ export function parseValue(key, raw) {
 /** A full state from URLSearchParams or attributes (anything with get(name)). */
 export function fromParams(params) {
   const state = {};
-  for (const key of STATE_KEYS) state[key] = parseValue(key, params.get(key));
+  for (const key of STATE_KEYS) state[key] = parseValue(key, params.get(paramOf(key)));
   if (params.get('score') === null && params.get('scale') === 'none') state.score = 'dot';
   // A link to a view with an opening of its own (the compare view's pair) and no sentence opens on it.
   const opening = viewNamed(state.view).opening;
@@ -162,7 +178,7 @@ export function toParams(state) {
     if (key === 'sentence' || key === 'view') continue;
     const v = state[key];
     if (v === DEFAULTS[key] || v === null || v === undefined) continue;
-    p.set(key, key === 'temperature' ? String(Number(v.toFixed(2))) : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+    p.set(paramOf(key), key === 'temperature' ? String(Number(v.toFixed(2))) : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
   }
   return p;
 }
@@ -197,6 +213,7 @@ export function normalise(state) {
   if (s.input === 'sentence' && s.weights === 'seed') s.weights = 'free';
   if (s.input === 'seed003' && isTrained(s.source)) s.input = 'sentence';
   if (s.source !== 'encoder') s.blank = null; // only the encoder fills a blank
+  if (!isTrained(s.source)) s.off = ''; // only a trained model has parts to switch off
   // A view that cannot show this state (every layer × head without a trained model) gives way to the first view.
   if (!isAvailable(viewNamed(s.view), s)) s.view = DEFAULTS.view;
   if (s.source === 'model') s.source = 'decoder';

@@ -145,7 +145,35 @@ export const FIGURE_CSS = `
 .af .predictions { margin: 0.5rem 0; font-size: 0.9rem; }
 .af .predictions-title { margin: 0 0 0.3rem; }
 .af .prediction-list { margin: 0; padding: 0; list-style: none; display: grid; gap: 0.15rem; }
-.af .prediction-list li { display: grid; grid-template-columns: minmax(4.5rem, max-content) 120px 3.4rem; align-items: center; gap: 0.6rem; }
+.af .prediction-list li { display: grid; grid-template-columns: minmax(4.5rem, max-content) 120px 3.4rem auto; align-items: center; gap: 0.6rem; }
+.af .prediction-list .change { font-variant-numeric: tabular-nums; color: var(--af-muted); white-space: nowrap; }
+/* With parts switched off: the whole model's guesses beside the changed model's, stacked when narrow. */
+.af .guess-columns.paired { display: flex; flex-wrap: wrap; gap: 0.5rem 2rem; }
+.af .guess-heading { margin: 0 0 0.2rem; font-size: 0.85rem; }
+.af .guess-columns:not(.paired) .guess-heading { display: none; }
+.af .moved { margin: 0.4rem 0 0; font-weight: 600; }
+.af .effects { margin-top: 0.5rem; }
+.af .effects-title, .af .effects-summary { margin: 0.4rem 0; }
+.af .effects-grid { display: grid; grid-template-columns: max-content repeat(var(--heads), minmax(3.6rem, 1fr)); gap: 0.25rem; align-items: center; max-width: 36rem; }
+.af .effects-layer { font-weight: 600; font-size: 0.85rem; padding-right: 0.3rem; }
+.af button.effect { display: grid; padding: 0.2rem 0.3rem; font-variant-numeric: tabular-nums; text-align: center;
+  background: color-mix(in srgb, var(--af-accent) calc(var(--strength, 0) * 45%), var(--af-bg)); }
+.af button.effect .effect-id { font-family: var(--af-mono); font-size: 0.8rem; }
+.af button.effect .effect-drop { font-size: 0.8rem; }
+.af button.effect[aria-pressed=true] { border-style: dashed; text-decoration: line-through; }
+/* Switches: a part switched off reads "Switched off", its map is dimmed and framed with a dashed line. */
+.af .switchbar { margin: 0 0 0.6rem; padding: 0.4rem 0.6rem; border: 1px solid var(--af-line); border-radius: 8px; font-size: 0.9rem; display: grid; gap: 0.3rem; }
+.af .switch-line { margin: 0; }
+.af .switch-notes summary { cursor: pointer; }
+.af .switch-notes p { margin: 0.3rem 0 0; }
+.af button.part-switch { font-size: 0.8rem; padding: 0.1rem 0.5rem; }
+.af button.part-switch[aria-pressed=true] { border-style: dashed; border-color: var(--af-unknown); color: var(--af-unknown); font-weight: 600; }
+.af .heatmap > button.part-switch { align-self: flex-start; margin-bottom: 0.2rem; }
+.af :is(.model-map, .heatmap).off { outline: 2px dashed var(--af-unknown); outline-offset: 2px; }
+.af :is(.model-map, .heatmap).off canvas { opacity: 0.45; }
+.af .model-row-head { display: flex; align-items: center; gap: 0.6rem; }
+.af .map-buttons { display: flex; gap: 0.3rem; flex-wrap: wrap; margin-bottom: 0.2rem; }
+.af .map-buttons .open-map { margin-bottom: 0; }
 .af .prediction-list .predicted { font-family: var(--af-mono); font-weight: 600; overflow-wrap: anywhere; }
 .af .prediction-list .probability { text-align: right; font-variant-numeric: tabular-nums; }
 .af svg.pbar rect { fill: var(--af-accent); }

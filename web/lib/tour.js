@@ -1,4 +1,4 @@
-// The guided tour ("Start here"): six stops over the default sentence, each a state (set through the
+// The guided tour ("Start here"): seven stops over the default sentence, each a state (set through the
 // store, so the URL follows and every view shows it) and a part of the page it points at. Its words
 // are computed from the numbers on screen. A small non-modal panel: Back, Next, Leave (or Escape);
 // leaving keeps whatever the last stop set. Opening a link with &tour=k resumes at stop k.
@@ -7,6 +7,7 @@ import { num } from './format.js';
 import { DEFAULTS } from './state.js';
 import { wordOf } from './compute.js';
 import { storyOf } from './figure/notes.js';
+import { movedLine } from './figure/guesses.js';
 
 const BASE = {
   sentence: DEFAULTS.sentence,
@@ -18,6 +19,9 @@ const BASE = {
   mask: 'none',
   norm: 'rows',
   diagonal: 'apart',
+  blank: null,
+  off: '',
+  offMode: 'zero',
 };
 const row = (r, i) => Array.from(r.shown.data.subarray(i * r.T, (i + 1) * r.T));
 
@@ -71,6 +75,16 @@ export const STOPS = [
     text: (s, r) =>
       r.kind === 'model'
         ? `A trained encoder: ${r.model.layers} layers × ${r.model.heads} heads that learnt their W_Q, W_K, W_V by filling in hidden words of WordNet’s sentences. Each head attends in its own way; under each map, what it does on held-out text; the last row rolls every layer up. Open a map to see it large. The decoder (More options, Source) sees only the past.`
+        : 'Loading the trained encoder…',
+  },
+  {
+    title: 'Switch a head off',
+    target: 'predictions',
+    // "station" hidden, and layer 1's head 2 (measured: it looks at the previous word) switched off.
+    state: { ...BASE, source: 'encoder', view: 'model', layer: 0, head: 1, blank: 4, word: 4, off: '1.2' },
+    text: (s, r) =>
+      r.kind === 'model' && r.model.off && r.model.blank
+        ? `“${r.model.blank.word}” is hidden and layer 1’s head 2, the one that looks at the previous word, is switched off: it adds nothing now. ${movedLine(r.model, r.model.blank.word.toLowerCase())} Switch other heads off (or this one back on) and watch the guesses move; “Which heads matter here?” tries each in turn.`
         : 'Loading the trained encoder…',
   },
 ];

@@ -73,6 +73,16 @@ export interface FigureState {
   full: boolean;
   /** The page's guided tour: its stop (0-based), or null. */
   tour: number | null;
+  /**
+   * A trained model's parts switched off (1-based, comma-separated): 'L.H' a head, 'L' a whole layer's
+   * attention, 'positions' the positional encoding; '' for none. Attribute and URL parameter: off="1.2,1.3".
+   */
+  off: string;
+  /**
+   * How a switched-off head is replaced: 'zero' (it adds nothing), 'mean' (its output averaged over the
+   * sentence's positions) or 'uniform' (it attends evenly). Attribute and URL parameter: off-mode="mean".
+   */
+  offMode: 'zero' | 'mean' | 'uniform';
 }
 
 /** Attention weights from a model, as Hugging Face transformers returns them (output_attentions=True). */

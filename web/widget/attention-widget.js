@@ -16,7 +16,7 @@
 // @ts-check
 import { assetURL } from '../lib/loader.js';
 import { Figure } from '../lib/figure/figure.js';
-import { LEGACY, STATE_KEYS, parseControls, parseValue } from '../lib/state.js';
+import { LEGACY, STATE_KEYS, keyOf, paramOf, parseControls, parseValue } from '../lib/state.js';
 import { Store } from '../lib/store.js';
 import { figureSheet } from '../lib/styles.js';
 
@@ -37,7 +37,7 @@ function hostStyles() {
 
 /** @implements {Omit<import('./attention-widget.js').AttentionFigureElement, keyof HTMLElement>} */
 export class AttentionFigureElement extends HTMLElement {
-  static observedAttributes = [...STATE_KEYS, ...Object.keys(LEGACY), 'controls', 'theme', 'src', 'page'];
+  static observedAttributes = [...STATE_KEYS.map(paramOf), ...Object.keys(LEGACY), 'controls', 'theme', 'src', 'page'];
   #figure = null;
   #store = null;
   #started = false;
@@ -52,7 +52,7 @@ export class AttentionFigureElement extends HTMLElement {
   connectedCallback() {
     if (!this.#figure) {
       const initial = {};
-      for (const key of STATE_KEYS) if (this.hasAttribute(key)) initial[key] = parseValue(key, this.getAttribute(key));
+      for (const key of STATE_KEYS) if (this.hasAttribute(paramOf(key))) initial[key] = parseValue(key, this.getAttribute(paramOf(key)));
       if (!this.hasAttribute('score') && this.getAttribute('scale') === 'none') initial.score = 'dot';
       this.#store = new Store(initial);
       this.#figure = new Figure(this.shadowRoot, {
@@ -86,7 +86,7 @@ export class AttentionFigureElement extends HTMLElement {
       else this.#figure.clearImport();
     } else if (name in LEGACY) {
       if (!this.hasAttribute('score')) this.#store.set({ score: value === 'none' ? 'dot' : 'scaled' });
-    } else if (name !== 'page') this.#store.set({ [name]: parseValue(name, value) });
+    } else if (name !== 'page') this.#store.set({ [keyOf(name)]: parseValue(keyOf(name), value) });
   }
 
   async #loadSrc(src) {

@@ -10,7 +10,10 @@ import { ImportError, parseAttention } from '../importer.js';
 import { DEFAULTS, toParams } from '../state.js';
 import { wordOf } from '../compute.js';
 import { Controls } from './controls.js';
-import { cutNote, optionNotes, problemOf, statusOf, storyOf, writePredictions, writeWordNotes } from './notes.js';
+import { cutNote, optionNotes, problemOf, statusOf, storyOf, writeWordNotes } from './notes.js';
+import { predictionsBox, writePredictions } from './guesses.js';
+import { toggled } from '../switches.js';
+import { SwitchBar } from './switchbar.js';
 import { Toolbar } from './toolbar.js';
 import { viewNamed } from '../views/registry.js';
 
@@ -43,18 +46,14 @@ export class Figure {
     e.readout = h('p', { id: 'readout', class: 'readout', 'aria-live': 'polite' });
     e.legend = h('div', { id: 'legend', class: 'legend-wrap' });
     e.optionNote = h('p', { id: 'option-note', class: 'option-note' });
-    e.predictions = h(
-      'div',
-      { id: 'predictions', class: 'predictions', hidden: true },
-      h('p', { class: 'predictions-title' }),
-      h('div', { class: 'blank-words', role: 'group', 'aria-label': 'Hide a word' }),
-      h('ol', { class: 'prediction-list' }),
-    );
+    e.predictions = predictionsBox();
     e.notes = h('ul', { id: 'notes', class: 'notes' });
+    this.switchBar = new SwitchBar((changes) => this.change(changes));
     e.plot = h(
       'div',
       { id: 'plot', class: 'plot', hidden: true },
       e.story,
+      this.switchBar.el,
       e.viewBox,
       e.readout,
       e.legend,
@@ -186,6 +185,8 @@ export class Figure {
       text: (t) => this.#readout(t),
       // A map opened from a view of many: the first view (one large heatmap) shows it.
       open: ({ layer, head }) => this.change({ view: DEFAULTS.view, layer, head }),
+      // A head, a layer's attention or the positions switched off or on (switches.js spells the item).
+      toggle: (item) => this.toggleOff(item),
     }));
     const word = wordOf(state, shown);
     this.#readout(null);
@@ -205,6 +206,7 @@ export class Figure {
     show(problem ? [] : view.nodes); // a view of many maps makes them in draw()
     e.viewBox.className = entry.grid ? 'view grid' : 'view';
     if (problem) this.#message(problem, 'hint');
+    this.switchBar.draw(state, shown);
     const story = storyOf(state, shown, store.extra);
     if (e.story.textContent !== story) e.story.textContent = story;
     e.optionNote.replaceChildren(...optionNotes(state, shown, { imported }).map((t) => h('span', {}, t)));
@@ -213,7 +215,10 @@ export class Figure {
     // place for guesses (the compare view's two sentences) shows none, unless a blank (from another view)
     // is still hidden, which its buttons bring back.
     const guesses = entry.guesses === false && !shown?.model?.blank ? null : shown;
-    writePredictions(e.predictions, guesses, { onBlank: (blank) => this.change(blank === null ? { blank } : { blank, word: blank }) });
+    writePredictions(e.predictions, guesses, {
+      onBlank: (blank) => this.change(blank === null ? { blank } : { blank, word: blank }),
+      onToggle: (item) => this.toggleOff(item),
+    });
     // The first figure with numbers on it: User Timing marks that bench/browser.mjs reads.
     if (!this.drawnOnce) {
       this.drawnOnce = true;
@@ -221,6 +226,11 @@ export class Figure {
       requestAnimationFrame(() => performance.mark('attention-figure:first-frame'));
       this.options.onFirstDraw?.();
     }
+  }
+
+  /** Switches a part of the trained model ('L.H', 'L' or 'positions') off, or back on. */
+  toggleOff(item) {
+    this.change({ off: toggled(this.store.state.off, item) });
   }
 
   /** The reader chose a cell (or a word, col null): its row becomes the selected word. */

@@ -1,14 +1,15 @@
 // The figure's words, computed from its numbers: the story line (who the selected word looks at most),
 // one line per setting in force saying what it changes (and, where a view cannot follow it, that it
-// does not), a note per word outside the vocabulary, the trained model's next-word guesses, and the
-// title and caption an export carries.
-import { h, setAttrs, svgEl } from '../dom.js';
+// does not), a note per word outside the vocabulary, and the title and caption an export carries.
+// (The trained model's guesses are guesses.js's.)
+import { h } from '../dom.js';
 import { wordOf } from '../compute.js';
 import { count, num } from '../format.js';
 import { ROLLOUT, isTrained, settingsFor } from '../state.js';
 import { scoreWords } from '../scores.js';
 import { viewNamed } from '../views/registry.js';
 import { named, strongest, weight } from '../words.js';
+import { describeOff, headIsOff, layerIsOff } from '../switches.js';
 
 /**
  * The story line of what the view draws: the view's own (views/registry.js story), else one sentence
@@ -40,6 +41,30 @@ function wordStory(state, result) {
   return line;
 }
 
+/**
+ * What is switched off, and what that does to what this view draws: a switched-off head's map still
+ * shows the weights it computed (zero, mean) or the even spread it now uses (uniform); later layers,
+ * the rollout and the guesses are the changed model's.
+ */
+function offNote(result) {
+  const { off, offMode, layer, head, rollout } = result.model;
+  const shownOff = !rollout && (headIsOff(off, layer, head) || layerIsOff(off, layer));
+  const replaced = {
+    zero: 'its output is replaced by zeros',
+    mean: 'its output is replaced by its mean over the words',
+    uniform: 'it attends evenly',
+  }[offMode];
+  return [
+    `Switched off: ${describeOff(off)}${off.heads.length ? ` (a head off: ${replaced})` : ''}.`,
+    shownOff
+      ? `The head shown here is switched off: ${offMode === 'uniform' && !layerIsOff(off, layer) ? 'its map is the even spread it now uses' : 'its map shows the weights it computed, which no longer reach the rest of the model'}.`
+      : '',
+    'Every later layer, the rollout and the guesses are those of the model without it.',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
 /** One line per setting in force, saying what the figure now shows (or that this view cannot show it). */
 export function optionNotes(state, result, { imported }) {
   const lines = [];
@@ -62,6 +87,7 @@ export function optionNotes(state, result, { imported }) {
       lines.push(
         `Word ${result.model.blank.position + 1} (“${result.model.blank.word}”) is hidden: the encoder reads [MASK] there, and the maps show that run’s attention, the one behind its guesses.`,
       );
+    if (result.model.off) lines.push(offNote(result));
     lines.push(
       `The trained ${result.model.kind} fixes its own attention: its learnt W_Q, W_K, W_V, scores ÷ √d_k = √${result.projection.dk}, temperature 1${encoder ? ', no mask' : ', a causal mask'} and a softmax along each row. The word-vector settings are hidden while it is shown.`,
     );
@@ -124,73 +150,6 @@ export function writeWordNotes(list, result) {
 }
 
 /**
- * The trained model's guesses, top 5, best first, with bars: the decoder's for the word after the
- * (shown) text; the encoder's for its hidden word, with the sentence's words as buttons that hide one
- * (onBlank(position | null)).
- */
-export function writePredictions(box, result, { onBlank } = {}) {
-  box.hidden = result?.kind !== 'model';
-  if (box.hidden) return;
-  const [title, words, list] = box.children;
-  const encoder = result.model.kind === 'encoder',
-    blank = result.model.blank;
-  const predictions = encoder ? (blank?.guesses ?? []) : result.model.run.predictions;
-  if (encoder) {
-    title.replaceChildren(
-      h('strong', {}, 'Fill the blank. '),
-      blank
-        ? `The encoder’s ${predictions.length} best guesses for word ${blank.position + 1} (it was “${blank.word}”), from the words on both sides of it:`
-        : 'Choose a word to hide: the encoder reads [MASK] in its place and guesses it from the words on both sides.',
-    );
-    writeBlankButtons(words, result, onBlank);
-  } else {
-    const last = result.tokens.at(-1).text;
-    title.replaceChildren(
-      h('strong', {}, 'Next word. '),
-      `The trained decoder’s ${predictions.length} most likely words after “${last}”${result.total ? ` (the last of the ${result.cap} tokens it read)` : ''}, from a softmax over its whole vocabulary:`,
-    );
-    words.replaceChildren();
-  }
-  words.hidden = !encoder;
-  const top = predictions[0]?.probability || 1;
-  const items = list.children;
-  while (items.length < predictions.length) {
-    const bar = svgEl('svg', { class: 'pbar', width: 120, height: 10, viewBox: '0 0 120 10', 'aria-hidden': 'true' });
-    svgEl('rect', { x: 0, y: 1, height: 8 }, bar);
-    list.append(h('li', {}, h('span', { class: 'predicted' }), bar, h('span', { class: 'probability' })));
-  }
-  while (items.length > predictions.length) list.lastChild.remove();
-  predictions.forEach((p, k) => {
-    const li = items[k],
-      [word, bar, probability] = li.children;
-    li.dataset.word = p.word;
-    li.dataset.probability = String(p.probability);
-    li.classList.toggle('right', Boolean(blank) && p.word === blank.word.toLowerCase());
-    word.textContent = p.word;
-    setAttrs(bar.firstChild, { width: (120 * p.probability) / top });
-    probability.textContent = `${num(100 * p.probability, 1)}%`;
-  });
-}
-
-/** The sentence as buttons: pressing a word hides it (pressed again, shows it). */
-function writeBlankButtons(box, result, onBlank) {
-  const blank = result.model.blank;
-  const words = result.tokens.map((t, i) => (blank && i === blank.position ? blank.word : t.text));
-  const key = words.join('\u0001');
-  if (box.dataset.words !== key) {
-    box.dataset.words = key;
-    box.replaceChildren(
-      ...words.map((w, i) => {
-        const b = h('button', { type: 'button', class: 'blank-word' }, w);
-        b.addEventListener('click', () => onBlank?.(b.getAttribute('aria-pressed') === 'true' ? null : i));
-        return b;
-      }),
-    );
-  }
-  [...box.children].forEach((b, i) => b.setAttribute('aria-pressed', String(blank?.position === i)));
-}
-
-/**
  * What an export says about itself, so a pasted SVG or PNG needs no caption by hand: { title, sentence,
  * caption: lines naming the source (layer and head; each trained head's measured caption), the settings
  * in force and the story line, notes: optionNotes' lines }.
@@ -214,6 +173,8 @@ export function captionOf(state, result, { imported, extra }) {
         ? `attention rollout through all ${m.layers} layers`
         : `layer ${m.layer + 1}, head ${m.head + 1} (${m.run.captions[m.layer]?.[m.head] ?? 'no caption'})`;
     source = `The trained ${m.layers}-layer, ${m.heads}-head ${m.kind === 'encoder' ? 'encoder (every word sees the whole sentence)' : 'decoder (each word sees only the words before it)'}, ${which}.`;
+    if (m.off)
+      source += ` ${describeOff(m.off)[0].toUpperCase()}${describeOff(m.off).slice(1)} switched off${m.off.heads.length ? `, ${m.offMode}` : ''}.`;
   } else {
     const mode = result.projection.mode;
     source = `${result.kind === 'seed003' ? 'Seed 003’s worked example, 3 inputs of 4 numbers' : `${result.d}-d word vectors (fastText on WordNet)`}, ${

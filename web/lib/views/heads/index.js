@@ -1,25 +1,32 @@
 // The heads view: every head as a small heatmap (the random heads over word vectors, the trained
 // model's heads of the chosen layer, or of every layer beside the rollout, or imported heads), on one
-// colour scale, each captioned with what it does where that was measured.
+// colour scale, each captioned with what it does where that was measured. A trained model's heads each
+// carry a switch that turns the head off (the figure reruns the model without it: switches.js).
 import { Heatmap, maxOf, offDiagonalMax } from '../../heatmap/heatmap.js';
 import { drawLegend } from '../../heatmap/legend.js';
 import { HEAD_SHARPNESS, wordOf } from '../../compute.js';
 import { matrixRows } from '../../export-json.js';
 import { named, strongest, weight } from '../../words.js';
 import { wordRowsHeight } from '../embed-height.js';
+import { headIsOff } from '../../switches.js';
+import { PartSwitch } from '../switch.js';
 
 class HeadsView {
   constructor(hooks) {
     this.hooks = hooks;
     this.maps = [];
+    this.switches = []; // one per map, inside it, shown for a trained model's heads
     this.nodes = [];
   }
 
   #views(n) {
     const maps = this.maps;
     while (maps.length > n) maps.pop();
+    this.switches.length = maps.length;
     while (maps.length < n) {
       const k = maps.length;
+      const part = new PartSwitch(this.hooks.toggle);
+      this.switches.push(part);
       maps.push(
         new Heatmap({
           compact: true,
@@ -30,6 +37,7 @@ class HeadsView {
           onWindow: (origin) => maps.forEach((v, other) => other !== k && v.scrollTo(origin)),
         }),
       );
+      maps[k].el.prepend(part.el);
     }
     this.nodes = maps.map((m) => m.el);
     return maps;
@@ -46,6 +54,12 @@ class HeadsView {
       view.el.dataset.head = String(m.head);
       if (m.layer === undefined) delete view.el.dataset.layer;
       else view.el.dataset.layer = String(m.layer);
+      const part = this.switches[k],
+        trained = result.kind === 'model' && m.layer !== undefined;
+      const off = trained && headIsOff(result.model.off, m.layer, m.head);
+      part.el.hidden = !trained;
+      view.el.classList.toggle('off', off);
+      if (trained) part.draw({ item: `${m.layer + 1}.${m.head + 1}`, name: m.title, off, mode: result.model.offMode });
       view.draw({
         tokens: result.tokens,
         weights: m.weights,
@@ -54,7 +68,7 @@ class HeadsView {
         selectedRow: word,
         width,
         title: m.title,
-        caption: m.caption ?? '',
+        caption: off ? `switched off (${result.model.offMode}) · ${m.caption ?? ''}` : (m.caption ?? ''),
       });
     });
     drawLegend(legend, max, {

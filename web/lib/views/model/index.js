@@ -1,14 +1,21 @@
 // The "every layer" view of a trained model (BertViz's model view): one row per layer with each of its
 // heads as a small heatmap, the attention rollout over all layers as a last row, every map on one
 // colour scale and captioned with what that head was measured to do. A map's button opens it in the
-// main heatmap (layer and head go into the state). On a phone each row scrolls sideways on its own.
+// main heatmap (layer and head go into the state). Each head, and each layer's attention, has a switch
+// that turns it off (the figure reruns the model without it: switches.js). On a phone each row scrolls
+// sideways on its own.
 import { h } from '../../dom.js';
 import { Heatmap, maxOf, offDiagonalMax } from '../../heatmap/heatmap.js';
 import { drawLegend } from '../../heatmap/legend.js';
 import { ROLLOUT, isTrained } from '../../sources.js';
+import { headIsOff, layerIsOff } from '../../switches.js';
+import { PartSwitch } from '../switch.js';
 
 class ModelView {
-  /** hooks: { cell(info) on hover and focus, open({ layer, head }) when the reader opens a map } */
+  /**
+   * hooks: { cell(info) on hover and focus, open({ layer, head }) when the reader opens a map,
+   * toggle(item) when the reader switches a head ('L.H') or a layer's attention ('L') off or on }
+   */
   constructor(hooks) {
     this.hooks = hooks;
     this.rows = []; // per layer (then the rollout): { el, heading, maps: [{ map, open, box }] }
@@ -28,13 +35,20 @@ class ModelView {
         const map = new Heatmap({ compact: true, fitWidth: true, head, table: false, interactive: false, onCell: this.hooks.cell });
         const open = h('button', { type: 'button', class: 'open-map' });
         open.addEventListener('click', () => this.hooks.open({ layer, head }));
-        const box = h('figure', { class: 'model-map' }, open, map.el);
+        const part = layer === ROLLOUT ? null : new PartSwitch(this.hooks.toggle);
+        const box = h('figure', { class: 'model-map' }, h('div', { class: 'map-buttons' }, open, part?.el ?? ''), map.el);
         box.dataset.layer = String(layer);
         box.dataset.head = String(head);
-        return { map, open, box };
+        return { map, open, part, box };
       });
-      const el = h('section', { class: 'model-row' }, heading, h('div', { class: 'model-maps' }, ...maps.map((m) => m.box)));
-      return { el, heading, maps };
+      const part = layer === ROLLOUT ? null : new PartSwitch(this.hooks.toggle);
+      const el = h(
+        'section',
+        { class: 'model-row' },
+        h('div', { class: 'model-row-head' }, heading, part?.el ?? ''),
+        h('div', { class: 'model-maps' }, ...maps.map((m) => m.box)),
+      );
+      return { el, heading, part, maps };
     };
     this.rows = [...Array.from({ length: layers }, (_, l) => row(`Layer ${l + 1}`, heads, l)), row('Rollout (all layers)', 1, ROLLOUT)];
     this.el.replaceChildren(...this.rows.map((r) => r.el));
@@ -53,11 +67,18 @@ class ModelView {
     const share = Math.floor((width - 16 * (heads - 1)) / heads);
     const mapWidth = share >= 200 ? share : Infinity;
     const opened = state.layer === ROLLOUT ? { layer: ROLLOUT, head: 0 } : { layer: result.model.layer, head: result.model.head };
+    const { off, offMode } = result.model;
     this.rows.forEach((row, l) => {
       const rollout = l === layers;
-      row.maps.forEach(({ map, open, box }, k) => {
+      const layerOff = !rollout && layerIsOff(off, l);
+      row.part?.draw({ item: `${l + 1}`, name: `layer ${l + 1}’s attention`, off: layerOff, mode: null });
+      row.el.classList.toggle('off', layerOff);
+      row.maps.forEach(({ map, open, part, box }, k) => {
         const caption = rollout ? 'attention rollout' : (run.captions[l]?.[k] ?? '');
         const title = rollout ? 'Rollout' : `Layer ${l + 1} · head ${k + 1}`;
+        const headOff = !rollout && headIsOff(off, l, k);
+        part?.draw({ item: `${l + 1}.${k + 1}`, name: title.toLowerCase(), off: headOff, mode: offMode });
+        box.classList.toggle('off', headOff || layerOff);
         open.textContent = title;
         open.setAttribute('aria-label', `Open ${title} in the heatmap${caption ? `: ${caption}` : ''}`);
         box.classList.toggle('opened', (rollout ? ROLLOUT : l) === opened.layer && (rollout || k === opened.head));
@@ -69,7 +90,7 @@ class ModelView {
           selectedRow: word,
           width: mapWidth,
           title: '',
-          caption,
+          caption: headOff ? `switched off (${offMode}) · ${caption}` : layerOff ? `layer switched off · ${caption}` : caption,
         });
       });
     });

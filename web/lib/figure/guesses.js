@@ -1,0 +1,234 @@
+// The trained model's guesses under the figure: the encoder's for its hidden word (with the sentence's
+// words as buttons that hide one), the decoder's next words; with parts of the model switched off, the
+// whole model's guesses beside this one's with the change, one line on what moved most, and "Which
+// heads matter here?": every head switched off in turn, ranked by what the right word (the decoder: the
+// top guess) loses, as a layer × head grid whose cells switch that head off. The numbers all come from
+// the core (result.model.ranked, result.model.effects()); this module only lays them out.
+import { h, setAttrs, svgEl } from '../dom.js';
+import { num } from '../format.js';
+import { describeOff, headIsOff } from '../switches.js';
+
+/** 1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st. */
+export function ordinal(n) {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  return `${n}${teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th')}`;
+}
+
+const percent = (p) => `${num(100 * p, 1)}%`;
+
+/** The box the figure shows them in (children are filled by writePredictions). */
+export function predictionsBox() {
+  const column = (cls, heading) =>
+    h('section', { class: `guess-column ${cls}` }, h('h4', { class: 'guess-heading' }, heading), h('ol', { class: 'prediction-list' }));
+  const effectsButton = h('button', { type: 'button', class: 'effects-button', 'aria-expanded': 'false' }, 'Which heads matter here?');
+  return h(
+    'div',
+    { id: 'predictions', class: 'predictions', hidden: true },
+    h('p', { class: 'predictions-title' }),
+    h('div', { class: 'blank-words', role: 'group', 'aria-label': 'Hide a word' }),
+    h('div', { class: 'guess-columns' }, column('before', 'Whole model'), column('after', '')),
+    h('p', { class: 'moved', 'aria-live': 'polite' }),
+    h('div', { class: 'effects' }, effectsButton, h('div', { class: 'effects-body' })),
+  );
+}
+
+/**
+ * Fills the box from a result (hidden unless a trained model's). hooks: onBlank(position | null) when a
+ * word is hidden or shown again, onToggle(item) to switch a part of the model off or on again ('L.H').
+ */
+export function writePredictions(box, result, { onBlank, onToggle } = {}) {
+  box.hidden = result?.kind !== 'model';
+  if (box.hidden) return;
+  const [title, words, columns, moved, effects] = box.children;
+  const m = result.model,
+    encoder = m.kind === 'encoder',
+    blank = m.blank;
+  const after = encoder ? (blank?.guesses ?? []) : m.run.predictions;
+  if (encoder) {
+    title.replaceChildren(
+      h('strong', {}, 'Fill the blank. '),
+      blank
+        ? `The encoder’s ${after.length} best guesses for word ${blank.position + 1} (it was “${blank.word}”), from the words on both sides of it:`
+        : 'Choose a word to hide: the encoder reads [MASK] in its place and guesses it from the words on both sides.',
+    );
+    writeBlankButtons(words, result, onBlank);
+  } else {
+    const last = result.tokens.at(-1).text;
+    title.replaceChildren(
+      h('strong', {}, 'Next word. '),
+      `The trained decoder’s ${after.length} most likely words after “${last}”${result.total ? ` (the last of the ${result.cap} tokens it read)` : ''}, from a softmax over its whole vocabulary:`,
+    );
+    words.replaceChildren();
+  }
+  words.hidden = !encoder;
+  const right = blank ? blank.word.toLowerCase() : null;
+  const [beforeColumn, afterColumn] = columns.children;
+  const before = m.off && m.ranked.before ? m.ranked.before.slice(0, after.length) : null;
+  beforeColumn.hidden = !before;
+  afterColumn.firstChild.textContent = before ? `With ${describeOff(m.off)} off` : '';
+  afterColumn.firstChild.hidden = !before;
+  columns.classList.toggle('paired', Boolean(before));
+  const top = Math.max(after[0]?.probability ?? 0, before?.[0]?.probability ?? 0) || 1;
+  if (before) writeList(beforeColumn.lastChild, before, { top, right });
+  writeList(afterColumn.lastChild, after, { top, right, was: before && rankedOf(m.ranked.before) });
+  moved.textContent = before ? movedLine(m, right) : '';
+  moved.hidden = !before;
+  writeEffects(effects, result, onToggle);
+}
+
+/** word → { rank (1-based), probability } over a run's ranked guesses. */
+function rankedOf(list) {
+  return new Map(list.map((p, k) => [p.word, { rank: k + 1, probability: p.probability }]));
+}
+
+/** One list of guesses: word, bar and probability; with `was`, the change from the whole model's. */
+function writeList(list, guesses, { top, right, was }) {
+  const items = list.children;
+  while (items.length < guesses.length) {
+    const bar = svgEl('svg', { class: 'pbar', width: 120, height: 10, viewBox: '0 0 120 10', 'aria-hidden': 'true' });
+    svgEl('rect', { x: 0, y: 1, height: 8 }, bar);
+    list.append(h('li', {}, h('span', { class: 'predicted' }), bar, h('span', { class: 'probability' }), h('span', { class: 'change' })));
+  }
+  while (items.length > guesses.length) list.lastChild.remove();
+  guesses.forEach((p, k) => {
+    const li = items[k],
+      [word, bar, probability, change] = li.children;
+    li.dataset.word = p.word;
+    li.dataset.probability = String(p.probability);
+    li.classList.toggle('right', p.word === right);
+    word.textContent = p.word;
+    setAttrs(bar.firstChild, { width: (120 * p.probability) / top });
+    probability.textContent = percent(p.probability);
+    const old = was?.get(p.word);
+    change.hidden = !was;
+    change.textContent = !was ? '' : old ? pointsChange(p.probability - old.probability) : 'new';
+    change.title = !was ? '' : old ? `was ${percent(old.probability)}, ${ordinal(old.rank)}` : 'not among the whole model’s guesses';
+  });
+}
+
+/** +3.1 pts, −8.0 pts, ±0.0 pts: the change in percentage points, the sign spelt out. */
+function pointsChange(delta) {
+  const points = 100 * delta;
+  const shown = num(Math.abs(points), 1);
+  return `${shown === '0.0' ? '±' : points > 0 ? '+' : '−'}${shown} pts`;
+}
+
+/**
+ * One line on what moved most, from the two ranked lists: the hidden word when the encoder has one,
+ * else the word among both top-5s whose rank changed most. "With heads 1.2 and 1.3 off, ‘station’
+ * falls from 3rd to 41st (12.0% → 0.4%)."
+ */
+export function movedLine(m, right) {
+  const before = rankedOf(m.ranked.before),
+    after = rankedOf(m.ranked.after);
+  const depth = m.ranked.before.length;
+  const at = (map, w) => map.get(w) ?? { rank: Infinity, probability: null };
+  let word = right;
+  if (!word || (!before.has(word) && !after.has(word))) {
+    const candidates = [...m.ranked.before.slice(0, 5), ...m.ranked.after.slice(0, 5)].map((p) => p.word);
+    word = candidates.reduce((best, w) => {
+      const shift = (x) => Math.abs(Math.min(at(after, x).rank, depth + 1) - Math.min(at(before, x).rank, depth + 1));
+      return shift(w) > shift(best) ? w : best;
+    }, candidates[0]);
+  }
+  if (!word) return '';
+  const b = at(before, word),
+    a = at(after, word);
+  const place = (r) => (r === Infinity ? `below ${ordinal(depth)}` : ordinal(r));
+  const verb = a.rank === b.rank ? 'stays' : a.rank > b.rank ? 'falls from' : 'rises from';
+  const where = a.rank === b.rank ? place(a.rank) : `${place(b.rank)} to ${place(a.rank)}`;
+  const probabilities = b.probability !== null && a.probability !== null ? ` (${percent(b.probability)} → ${percent(a.probability)})` : '';
+  return `With ${describeOff(m.off)} off, ‘${word}’ ${verb} ${where}${probabilities}.`;
+}
+
+/**
+ * "Which heads matter here?": a button that opens (and keeps open, as the state changes) the grid of
+ * the core's head effects for the shown result.
+ */
+function writeEffects(box, result, onToggle) {
+  const [button, body] = box.children;
+  if (!button.dataset.wired) {
+    button.dataset.wired = '1';
+    button.addEventListener('click', () => {
+      const open = button.getAttribute('aria-expanded') !== 'true';
+      button.setAttribute('aria-expanded', String(open));
+      writeEffects(box, box.result, box.onToggle);
+    });
+  }
+  box.result = result;
+  box.onToggle = onToggle;
+  const open = button.getAttribute('aria-expanded') === 'true';
+  body.hidden = !open;
+  if (!open) return body.replaceChildren();
+  const effects = result.model.effects();
+  if (!effects)
+    return body.replaceChildren(h('p', { class: 'muted' }, 'Hide a word first: the heads are ranked by what its right guess loses.'));
+  const { layers, heads } = result.model;
+  const largest = Math.max(...effects.heads.map((e) => Math.abs(e.drop)), 1e-9);
+  const ranked = [...effects.heads].sort((a, b) => b.drop - a.drop);
+  const cell = (e) => {
+    const id = `${e.layer + 1}.${e.head + 1}`,
+      off = headIsOff(result.model.off, e.layer, e.head);
+    const b = h(
+      'button',
+      {
+        type: 'button',
+        class: 'effect',
+        'aria-pressed': String(off),
+        'aria-label': `Head ${id}: without it ‘${effects.target.word}’ ${e.drop >= 0 ? 'loses' : 'gains'} ${num(Math.abs(100 * e.drop), 1)} points (${percent(e.probability)}, ${ordinal(e.rank)}). ${off ? 'Switched off: press to switch it back on.' : 'Press to switch it off.'}`,
+      },
+      h('span', { class: 'effect-id' }, id),
+      h('span', { class: 'effect-drop' }, pointsChange(-e.drop)),
+    );
+    b.dataset.layer = String(e.layer);
+    b.dataset.head = String(e.head);
+    b.dataset.drop = String(e.drop);
+    // The drop's size as the cell's strength; its sign and value are in the text, so colour is never alone.
+    b.style.setProperty('--strength', String(Math.max(0, e.drop) / largest));
+    b.addEventListener('click', () => onToggle?.(id));
+    return b;
+  };
+  const byLayer = Array.from({ length: layers }, (_, l) => effects.heads.filter((e) => e.layer === l));
+  const top = ranked.slice(0, 3).map((e) => `${e.layer + 1}.${e.head + 1} (${pointsChange(-e.drop)})`);
+  const m = result.model;
+  body.replaceChildren(
+    h(
+      'p',
+      { class: 'effects-title' },
+      `Each head switched off in turn (${m.offMode})${m.off ? ', on top of what is off already' : ''}: the points of probability ‘${effects.target.word}’ loses without it. Press a head to switch it off.`,
+    ),
+    h(
+      'div',
+      {
+        class: 'effects-grid',
+        role: 'group',
+        'aria-label': `Heads by what ‘${effects.target.word}’ loses without each`,
+        style: `--heads: ${heads}`,
+      },
+      ...byLayer.flatMap((row, l) => [h('span', { class: 'effects-layer' }, `Layer ${l + 1}`), ...row.map(cell)]),
+    ),
+    h(
+      'p',
+      { class: 'effects-summary' },
+      `‘${effects.target.word}’ is ${ordinal(effects.rank)} at ${percent(effects.probability)} ${m.off ? `with ${describeOff(m.off)} off` : 'with every head on'}; it needs ${top.join(', ')} most.`,
+    ),
+  );
+}
+
+/** The sentence as buttons: pressing a word hides it (pressed again, shows it). */
+function writeBlankButtons(box, result, onBlank) {
+  const blank = result.model.blank;
+  const words = result.tokens.map((t, i) => (blank && i === blank.position ? blank.word : t.text));
+  const key = words.join('\u0001');
+  if (box.dataset.words !== key) {
+    box.dataset.words = key;
+    box.replaceChildren(
+      ...words.map((w, i) => {
+        const b = h('button', { type: 'button', class: 'blank-word' }, w);
+        b.addEventListener('click', () => onBlank?.(b.getAttribute('aria-pressed') === 'true' ? null : i));
+        return b;
+      }),
+    );
+  }
+  [...box.children].forEach((b, i) => b.setAttribute('aria-pressed', String(blank?.position === i)));
+}
