@@ -1,8 +1,13 @@
 // Switching parts of the committed models off (attn::Intervention): what each kind of switch does to the
 // run's steps, that no intervention changes nothing, the rollout's rules, head_effects, and the errors
-// that name a bad layer or head. The PyTorch golden cases for every kind are in test_model.cpp.
+// that name a bad layer or head; and every kind against PyTorch in float64
+// (tests/reference/intervention_cases.txt, made by model/make_intervention_golden.py).
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <sstream>
 
 #include "attention/model.hpp"
 #include "helpers.hpp"
@@ -241,5 +246,154 @@ TEST_CASE("head effects: every head, layer-major; each entry is that head switch
   }
   SECTION("the decoder has no blank to hide, the encoder needs one") {
     REQUIRE_THROWS_WITH(head_effects(encoder_model(), kSentence, 7), Contains("position 7"));
+  }
+}
+
+namespace {
+
+// One case of tests/reference/intervention_cases.txt (its format: model/make_intervention_golden.py).
+struct InterventionCase {
+  std::string model, name, sentence, effects_mode;  // effects_mode: empty unless a head-effects case
+  Index blank = -1;
+  Intervention off;
+  std::map<std::string, Matrix> m;
+  const Matrix& get(const std::string& key) const {
+    const auto it = m.find(key);
+    if (it == m.end()) FAIL("intervention case " << name << " has no " << key);
+    return it->second;
+  }
+};
+
+Ablation ablation_named(const std::string& mode) {
+  if (mode == "zero") return Ablation::Zero;
+  if (mode == "mean") return Ablation::Mean;
+  REQUIRE(mode == "uniform");
+  return Ablation::Uniform;
+}
+
+std::vector<InterventionCase> read_intervention_cases(std::map<std::string, std::uint64_t>& sizes) {
+  std::ifstream in(ATTN_INTERVENTION_CASES);
+  REQUIRE(in.good());
+  std::vector<InterventionCase> cases;
+  std::string line, model;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string kind;
+    words >> kind;
+    if (kind == "model") {
+      std::uint64_t bytes = 0;
+      words >> model >> bytes;
+      sizes[model] = bytes;
+    } else if (kind == "case") {
+      cases.emplace_back();
+      cases.back().model = model;
+      words >> cases.back().name;
+    } else if (kind == "sentence") {
+      cases.back().sentence = line.substr(9);
+    } else if (kind == "blank") {
+      words >> cases.back().blank;
+    } else if (kind == "effects") {
+      words >> cases.back().effects_mode;
+    } else if (kind == "off") {
+      std::string heads, mode, layers;
+      int positions = 0;
+      words >> heads >> mode >> layers >> positions;
+      Intervention& off = cases.back().off;
+      off.positions_off = positions != 0;
+      std::replace(heads.begin(), heads.end(), ',', ' ');
+      std::istringstream pairs(heads == "-" ? "" : heads);
+      for (std::string pair; pairs >> pair;) {
+        long long l = 0, h = 0;
+        REQUIRE(std::sscanf(pair.c_str(), "%lld.%lld", &l, &h) == 2);
+        off.heads_off.push_back({static_cast<Index>(l), static_cast<Index>(h), ablation_named(mode)});
+      }
+      std::replace(layers.begin(), layers.end(), ',', ' ');
+      std::istringstream list(layers == "-" ? "" : layers);
+      for (Index l; list >> l;) off.layers_off.push_back(l);
+    } else {
+      Index r = 0, c = 0;
+      words >> r >> c;
+      std::string numbers;
+      std::getline(in, numbers);
+      std::istringstream values(numbers);
+      Matrix m(r, c);
+      for (Index i = 0; i < r * c; ++i) {
+        double v;
+        values >> v;
+        m(i / c, i % c) = static_cast<float>(v);
+      }
+      REQUIRE(values);
+      cases.back().m[kind] = m;
+    }
+  }
+  return cases;
+}
+
+// |actual − expected| ≤ tolerance · max(1, max |expected row|), as test_model.cpp's golden check.
+void require_close_rows(const Matrix& actual, const Matrix& expected, float tolerance, const std::string& what) {
+  INFO(what);
+  REQUIRE(actual.rows() == expected.rows());
+  REQUIRE(actual.cols() == expected.cols());
+  for (Index r = 0; r < expected.rows(); ++r) {
+    const float scale = std::max(1.0f, expected.row(r).cwiseAbs().maxCoeff());
+    for (Index c = 0; c < expected.cols(); ++c) {
+      INFO("at (" << r << ", " << c << ")");
+      REQUIRE(std::fabs(actual(r, c) - expected(r, c)) <= tolerance * scale);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every kind of switching off matches PyTorch (float64) on both models", "[model][intervention][reference]") {
+  std::map<std::string, std::uint64_t> sizes;
+  const std::vector<InterventionCase> cases = read_intervention_cases(sizes);
+  REQUIRE(cases.size() == 18);  // 8 decoder and 6 encoder runs, 2 head-effects cases each
+  {
+    INFO(
+        "tests/reference/intervention_cases.txt was made from other model files: run "
+        "model/make_intervention_golden.py");
+    std::ifstream decoder(ATTN_MODEL_FILE, std::ios::binary | std::ios::ate),
+        encoder(ATTN_ENCODER_FILE, std::ios::binary | std::ios::ate);
+    REQUIRE(static_cast<std::uint64_t>(decoder.tellg()) == sizes["decoder"]);
+    REQUIRE(static_cast<std::uint64_t>(encoder.tellg()) == sizes["encoder"]);
+  }
+  for (const InterventionCase& c : cases) {
+    const LanguageModel& model = c.model == "decoder" ? decoder_model() : encoder_model();
+    INFO(c.model << " case " << c.name);
+    if (!c.effects_mode.empty()) {
+      const HeadEffects effects = head_effects(model, c.sentence, c.blank, {}, ablation_named(c.effects_mode));
+      REQUIRE(effects.target == static_cast<Index>(c.get("target")(0, 0)));
+      REQUIRE(effects.probability == Approx(c.get("base")(0, 0)).epsilon(1e-3));
+      REQUIRE(effects.rank == static_cast<Index>(c.get("base")(0, 1)));
+      const Matrix& heads = c.get("heads");
+      REQUIRE(static_cast<Index>(effects.heads.size()) == heads.rows());
+      for (Index i = 0; i < heads.rows(); ++i) {
+        const HeadEffect& e = effects.heads[static_cast<std::size_t>(i)];
+        INFO("head " << i);
+        REQUIRE(e.layer == static_cast<Index>(heads(i, 0)));
+        REQUIRE(e.head == static_cast<Index>(heads(i, 1)));
+        REQUIRE(e.probability == Approx(heads(i, 2)).epsilon(1e-3));
+        REQUIRE(e.rank == static_cast<Index>(heads(i, 3)));
+        REQUIRE(e.drop == Approx(heads(i, 4)).margin(1e-6));
+      }
+      continue;
+    }
+    const ModelRun run = c.blank < 0 ? run_model(model, c.sentence, 5, c.off)
+                                     : fill_blank(model, c.sentence, c.blank, 5, c.off).run;
+    for (std::size_t l = 0; l < run.steps.layers.size(); ++l)
+      require_close_rows(run.steps.layers[l].output, c.get("L" + std::to_string(l) + ".output"), 1e-4f, "layer output");
+    for (const HeadSwitch& s : c.off.heads_off)
+      require_close(
+          run.steps.layers[static_cast<std::size_t>(s.layer)].attention.heads[static_cast<std::size_t>(s.head)].weights,
+          c.get("L" + std::to_string(s.layer) + ".H" + std::to_string(s.head) + ".weights"), 1e-5f);
+    require_close(run.rollout, c.get("rollout"), 1e-5f);
+    const Matrix& ids = c.get("top5_ids");
+    const Matrix& probabilities = c.get("top5_probabilities");
+    REQUIRE(run.predictions.size() == 5);
+    for (Index i = 0; i < 5; ++i) {
+      REQUIRE(run.predictions[static_cast<std::size_t>(i)].id == static_cast<Index>(ids(0, i)));
+      REQUIRE(run.predictions[static_cast<std::size_t>(i)].probability == Approx(probabilities(0, i)).epsilon(1e-3));
+    }
   }
 }
