@@ -210,6 +210,53 @@ export interface ModelAttentionWeights {
   bo: Float32Array;
 }
 
+/**
+ * How a switched-off head stops contributing. 'zero': it adds nothing (its d_k columns of the concatenated
+ * heads are zeros before Wo; Wo's bias stays). 'mean': its output is its mean over the sentence's positions,
+ * the same on every row. 'uniform': its weights are an even spread over the keys it may see (encoder: 1/T
+ * over all; decoder: 1/(t+1) over 0..t), its output those weights·V.
+ */
+export type Ablation = 'zero' | 'mean' | 'uniform';
+
+/**
+ * Parts of the model to switch off for one run; absent or empty is the model as trained (the same
+ * numbers). Layers and heads count from 0; one the model lacks throws an AttentionError naming it;
+ * duplicates are harmless. In the run: a switched head's weights are the ones used (the even spread for
+ * 'uniform'), its output the replaced one; a layer that is off keeps its heads' steps but its
+ * multiHeadOutput is zeros and afterAttention its input; the rollout leaves 'zero' and 'mean' heads out
+ * of their layer's average and treats a layer that is off (or has no head left) as the identity.
+ */
+export interface SwitchedOff {
+  /** [layer, head] pairs, 0-based. */
+  heads?: ReadonlyArray<readonly [number, number]>;
+  /** How every listed head is switched off (default 'zero'). */
+  mode?: Ablation;
+  /** Layers (0-based) whose attention sublayer adds nothing (x + 0); their feed-forward still runs. */
+  layers?: readonly number[];
+  /** true: no positional encoding, input = √d_model·E[ids] (the model reads a bag of words). */
+  positions?: boolean;
+}
+
+/** One head's effect in headEffects(): the target with this head also switched off. */
+export interface HeadEffect {
+  layer: number;
+  head: number;
+  probability: number;
+  /** 1 = the top guess; over the whole vocabulary, '<unk>' and '[MASK]' not counted. */
+  rank: number;
+  /** The base probability minus this one: positive when the head helped the target. */
+  drop: number;
+}
+
+/** headEffects()'s result: the target word, its probability and rank with `off` alone, and every head. */
+export interface HeadEffects {
+  target: { id: number; word: string };
+  probability: number;
+  rank: number;
+  /** Every head, layer-major (layer 0's heads first). */
+  heads: HeadEffect[];
+}
+
 /** fill()'s result: the blank, its guesses, and the run that made them. */
 export interface FilledBlank<K extends Step = Step> {
   /** The sentence's tokens as written (the hidden word included). */
@@ -242,16 +289,28 @@ export interface LanguageModel {
   /**
    * Tokenise, run every layer, roll out the attention; the decoder also predicts the `top` (default 5)
    * next words (the encoder predicts nothing here: see fill). `keep` picks the steps each head returns,
-   * as in StepOptions (default: all seven).
+   * as in StepOptions (default: all seven). `off`: parts of the model to switch off (SwitchedOff).
    */
-  run<K extends Step = Step>(sentence: string, options?: { top?: number; keep?: readonly K[] }): ModelRun<K>;
+  run<K extends Step = Step>(sentence: string, options?: { top?: number; keep?: readonly K[]; off?: SwitchedOff }): ModelRun<K>;
   /**
    * Encoder only: replace token `position` (0 … tokens − 1) of the sentence by '[MASK]', run the encoder and
    * return the `top` (default 5) guesses for it with that run. Throws an AttentionError for the decoder
    * ("needs an encoder"), a position outside the sentence (the message gives the range), or a sentence
-   * the context cannot hold.
+   * the context cannot hold. `off`: parts of the model to switch off (SwitchedOff).
    */
-  fill<K extends Step = Step>(sentence: string, position: number, options?: { top?: number; keep?: readonly K[] }): FilledBlank<K>;
+  fill<K extends Step = Step>(
+    sentence: string,
+    position: number,
+    options?: { top?: number; keep?: readonly K[]; off?: SwitchedOff },
+  ): FilledBlank<K>;
+  /**
+   * Which heads matter for one guess, in one core call: the target's probability and rank with `off`
+   * alone, then with each head in turn also switched off in `mode` (default 'zero'; a head already in
+   * `off` takes `mode`). Encoder: `position` is the blank (required) and the target the hidden word as
+   * the model reads it (if that is '<unk>', the unablated model's top guess). Decoder: `position` is
+   * ignored and the target is the unablated model's top next word after the last token.
+   */
+  headEffects(sentence: string, options?: { position?: number; off?: SwitchedOff; mode?: Ablation }): HeadEffects;
   /**
    * Layer `layer`'s (0 … layers − 1) learnt attention weights, copied out (JS-owned). A layer that is not
    * a whole number in range throws an AttentionError naming the valid range.

@@ -347,32 +347,94 @@ function wrap(raw) {
     return top;
   };
 
+  /** The ways to switch a head off, by the number the bindings read (bindings.cpp, intervention_from_js). */
+  const ABLATIONS = ['zero', 'mean', 'uniform'];
+  const asMode = (mode, what = 'mode') => {
+    const index = ABLATIONS.indexOf(mode ?? 'zero');
+    if (index < 0) throw new AttentionError(`${what} must be ${ABLATIONS.map((m) => `'${m}'`).join(', ')}; got ${JSON.stringify(mode)}`);
+    return index;
+  };
+  // A layer or head number for the core, which names those outside the model; anything not a whole number
+  // in Int32 range is refused here, before it could wrap.
+  const asPart = (value, what) => {
+    if (!Number.isInteger(value) || Math.abs(value) >= 2 ** 31)
+      throw new AttentionError(`${what} must be a whole number, got ${JSON.stringify(value)}`);
+    return value;
+  };
+  // `off` ({ heads?: [layer, head][], mode?, layers?: number[], positions?: boolean }) checked and laid out
+  // for the bindings; undefined or null for none.
+  const asIntervention = (off) => {
+    if (off === undefined || off === null) return undefined;
+    if (typeof off !== 'object' || Array.isArray(off)) throw new AttentionError('off must be an object { heads, mode, layers, positions }');
+    const heads = off.heads ?? [];
+    const layers = off.layers ?? [];
+    if (!Array.isArray(heads)) throw new AttentionError('off.heads must be an array of [layer, head] pairs');
+    if (!Array.isArray(layers)) throw new AttentionError('off.layers must be an array of layer numbers');
+    const pairs = new Int32Array(2 * heads.length);
+    heads.forEach((pair, i) => {
+      if (!Array.isArray(pair) || pair.length !== 2)
+        throw new AttentionError(`off.heads[${i}] must be a [layer, head] pair, got ${JSON.stringify(pair)}`);
+      pairs[2 * i] = asPart(pair[0], `off.heads[${i}]'s layer`);
+      pairs[2 * i + 1] = asPart(pair[1], `off.heads[${i}]'s head`);
+    });
+    const positions = off.positions ?? false;
+    if (typeof positions !== 'boolean') throw new AttentionError(`off.positions must be true or false, got ${JSON.stringify(positions)}`);
+    return {
+      heads: pairs,
+      mode: asMode(off.mode, 'off.mode'),
+      layers: Int32Array.from(layers, (layer, i) => asPart(layer, `off.layers[${i}]`)),
+      positions,
+    };
+  };
+
   /** A trained model: kind 'decoder' (model.bin, causal) or 'encoder' (encoder.bin, bidirectional, fill). */
   class LanguageModel {
     #handle;
     #size; // the vocabulary's size, for nearest's checks
+    #encoder; // whether headEffects needs a blank
     constructor(handle) {
       this.#handle = handle;
       const info = handle.info();
       Object.assign(this, info);
       this.#size = info.vocabularySize;
+      this.#encoder = info.kind === 'encoder';
     }
-    /** @param {string} sentence @param {{ top?: number, keep?: readonly string[] }} [options] */
-    run(sentence, { top = 5, keep } = {}) {
+    /** @param {string} sentence @param {{ top?: number, keep?: readonly string[], off?: import('./attention.js').SwitchedOff }} [options] */
+    run(sentence, { top = 5, keep, off } = {}) {
       if (!this.#handle) throw new AttentionError('this model was deleted');
       if (typeof sentence !== 'string') throw new AttentionError('run needs a string');
-      return checked(this.#handle.run(sentence, asTop(top), keepMask(keep)));
+      return checked(this.#handle.run(sentence, asTop(top), keepMask(keep), asIntervention(off)));
     }
     /**
      * Fill the blank (encoder only): token `position` (from 0) of the sentence replaced by [MASK];
      * { tokens (as written), position, guesses: the `top` words for the blank, run (the masked sentence's) }.
-     * @param {string} sentence @param {number} position @param {{ top?: number, keep?: readonly string[] }} [options]
+     * @param {string} sentence @param {number} position
+     * @param {{ top?: number, keep?: readonly string[], off?: import('./attention.js').SwitchedOff }} [options]
      */
-    fill(sentence, position, { top = 5, keep } = {}) {
+    fill(sentence, position, { top = 5, keep, off } = {}) {
       if (!this.#handle) throw new AttentionError('this model was deleted');
       if (typeof sentence !== 'string') throw new AttentionError('fill needs a string');
       if (!Number.isInteger(position)) throw new AttentionError(`position must be a whole number, got ${JSON.stringify(position)}`);
-      return checked(this.#handle.fill(sentence, position, asTop(top), keepMask(keep)));
+      return checked(this.#handle.fill(sentence, position, asTop(top), keepMask(keep), asIntervention(off)));
+    }
+    /**
+     * Which heads matter for one guess: each head switched off in turn (in `mode`, on top of `off`), the
+     * target word's probability and rank each time. Encoder: `position` is the blank (required); decoder:
+     * the next word after the last token (position ignored). One core call.
+     * @param {string} sentence
+     * @param {{ position?: number, off?: import('./attention.js').SwitchedOff, mode?: import('./attention.js').Ablation }} [options]
+     */
+    headEffects(sentence, { position, off, mode = 'zero' } = {}) {
+      if (!this.#handle) throw new AttentionError('this model was deleted');
+      if (typeof sentence !== 'string') throw new AttentionError('headEffects needs a string');
+      if (this.#encoder && !Number.isInteger(position)) {
+        throw new AttentionError(
+          `headEffects on the encoder needs position, the blank, as a whole number; got ${JSON.stringify(position)}`,
+        );
+      }
+      if (position !== undefined && !Number.isInteger(position))
+        throw new AttentionError(`position must be a whole number, got ${JSON.stringify(position)}`);
+      return checked(this.#handle.headEffects(sentence, position ?? -1, asIntervention(off), asMode(mode)));
     }
     /**
      * The k vocabulary words whose embeddings (the tied output head's rows) are nearest to `vector`

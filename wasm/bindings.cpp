@@ -592,6 +592,22 @@ val run_to_js(const ModelRun& r, unsigned keep, const val& captions) {
   return out;
 }
 
+// What to switch off, as attention.js's asIntervention lays it out: { heads: Int32Array of (layer, head)
+// pairs, mode: 0 zero, 1 mean, 2 uniform (for every listed head), layers: Int32Array, positions: bool },
+// or undefined/null for none. The core checks the layers and heads against the model.
+Intervention intervention_from_js(const val& off) {
+  Intervention out;
+  if (off.isUndefined() || off.isNull()) return out;
+  const std::vector<int> heads = emscripten::convertJSArrayToNumberVector<int>(off["heads"]);
+  const int mode = off["mode"].as<int>();
+  if (mode < 0 || mode > 2) throw AttentionError("unknown way of switching heads off");
+  for (std::size_t i = 0; i + 1 < heads.size(); i += 2)
+    out.heads_off.push_back({heads[i], heads[i + 1], static_cast<Ablation>(mode)});
+  for (const int layer : emscripten::convertJSArrayToNumberVector<int>(off["layers"])) out.layers_off.push_back(layer);
+  out.positions_off = off["positions"].as<bool>();
+  return out;
+}
+
 // The language model (the decoder of model.bin or the encoder of encoder.bin) lives on the wasm heap
 // between calls; JS must delete() it.
 class LanguageModelHandle {
@@ -622,29 +638,63 @@ class LanguageModelHandle {
   }
 
   // Every step of the forward pass on a sentence, the rollout and (decoder) the top_k next words.
-  val run(std::string text, unsigned top_k, unsigned keep) const {
+  // `off`: what to switch off (intervention_from_js).
+  val run(std::string text, unsigned top_k, unsigned keep, val off) const {
     return guarded([&] {
       if (!loaded_) throw AttentionError("no model is loaded");
-      return run_to_js(run_model(model_, text, top_k), keep, captions());
+      return run_to_js(run_model(model_, text, top_k, intervention_from_js(off)), keep, captions());
     });
   }
 
   // Fill the blank (encoder): the sentence's tokens as written, the blank's position, the top_k guesses
   // for it, and the run on the sentence with that token replaced by [MASK].
-  val fill(std::string text, double position, unsigned top_k, unsigned keep) const {
+  val fill(std::string text, double position, unsigned top_k, unsigned keep, val off) const {
     return guarded([&] {
       if (!loaded_) throw AttentionError("no model is loaded");
       // position arrives as a JS number: clamped into Index's range (32 bits in wasm32) before the cast;
       // fill_blank names the valid range.
       const Index at = static_cast<Index>(
           std::clamp(position, double(std::numeric_limits<int>::min()), double(std::numeric_limits<int>::max())));
-      const FilledBlank blank = fill_blank(model_, text, at, top_k);
+      const FilledBlank blank = fill_blank(model_, text, at, top_k, intervention_from_js(off));
       val run = run_to_js(blank.run, keep, captions());
       val out = val::object();
       put(out, "tokens", tokens_to_js(blank.tokens));
       put(out, "position", static_cast<double>(blank.position));
       put(out, "guesses", run["predictions"]);
       put(out, "run", run);
+      return out;
+    });
+  }
+
+  // Which heads matter for one guess (attn::head_effects): `off` the base intervention, `mode` (0 zero,
+  // 1 mean, 2 uniform) how each head is switched off in turn. { target: { id, word }, probability, rank,
+  // heads: [{ layer, head, probability, rank, drop }] }, layer-major.
+  val head_effects(std::string text, double position, val off, int mode) const {
+    return guarded([&] {
+      if (!loaded_) throw AttentionError("no model is loaded");
+      if (mode < 0 || mode > 2) throw AttentionError("unknown way of switching heads off");
+      const Index at = static_cast<Index>(
+          std::clamp(position, double(std::numeric_limits<int>::min()), double(std::numeric_limits<int>::max())));
+      const HeadEffects effects = attn::head_effects(model_, text, at, intervention_from_js(off),
+                                                     static_cast<Ablation>(mode));
+      val target = val::object();
+      put(target, "id", static_cast<double>(effects.target));
+      put(target, "word", effects.word);
+      val heads = val::array();
+      for (const HeadEffect& e : effects.heads) {
+        val head = val::object();
+        put(head, "layer", static_cast<double>(e.layer));
+        put(head, "head", static_cast<double>(e.head));
+        put(head, "probability", static_cast<double>(e.probability));
+        put(head, "rank", static_cast<double>(e.rank));
+        put(head, "drop", static_cast<double>(e.drop));
+        push(heads, head);
+      }
+      val out = val::object();
+      put(out, "target", target);
+      put(out, "probability", static_cast<double>(effects.probability));
+      put(out, "rank", static_cast<double>(effects.rank));
+      put(out, "heads", heads);
       return out;
     });
   }
@@ -781,6 +831,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("info", &LanguageModelHandle::info)
       .function("run", &LanguageModelHandle::run)
       .function("fill", &LanguageModelHandle::fill)
+      .function("headEffects", &LanguageModelHandle::head_effects)
       .function("attentionWeights", &LanguageModelHandle::attention_weights)
       .function("find", &LanguageModelHandle::find)
       .function("nearest", &LanguageModelHandle::nearest);

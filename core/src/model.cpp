@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <tuple>
+#include <utility>
 
 namespace attn {
 
@@ -53,7 +56,8 @@ namespace {
 
 // The top k words for one position of a run: logits = LN_f(x_t)·Eᵀ with the output head tied to the
 // embedding, softmax over the whole vocabulary, <unk> and [MASK] skipped (Prediction says why).
-std::vector<Prediction> predict(const LanguageModel& model, const ModelRun& run, Index t, std::size_t top_k) {
+// The logits of one position, LN_f(x_t)·Eᵀ (V entries), refused when they overflow float32.
+Eigen::VectorXf logits_at(const LanguageModel& model, const ModelRun& run, Index t) {
   const auto row = run.final_norm.row(t);          // 1 × d_model
   Eigen::VectorXf logits(model.embedding.rows());  // V
   // One dot product per word rather than a matrix-vector product: the same V·d multiply-adds, and the
@@ -64,6 +68,11 @@ std::vector<Prediction> predict(const LanguageModel& model, const ModelRun& run,
   if (!logits.allFinite())
     fail("%s logits overflow float32 (the model's weights are too large for a finite result)",
          model.causal ? "next-word" : "fill-the-blank");
+  return logits;
+}
+
+std::vector<Prediction> predict(const LanguageModel& model, const ModelRun& run, Index t, std::size_t top_k) {
+  const Eigen::VectorXf logits = logits_at(model, run, t);   // V
   const Matrix probabilities = softmax(logits.transpose());  // 1 × V
 
   std::vector<Index> order;
@@ -87,30 +96,166 @@ std::vector<Index> ids_of(const std::vector<ModelToken>& tokens) {
   return ids;
 }
 
+// ---- switching parts of the model off (Intervention) ----
+
+// What is switched off in one layer: each head's mode, or none, and whether its attention is off.
+struct LayerSwitches {
+  std::vector<std::optional<Ablation>> heads;  // one per head
+  bool attention_off = false;
+};
+
+// The intervention checked against the model and laid out by layer.
+std::vector<LayerSwitches> layer_switches(const LanguageModel& model, const Intervention& off) {
+  const Index L = static_cast<Index>(model.layers.size()), H = model.heads;
+  std::vector<LayerSwitches> out(static_cast<std::size_t>(L),
+                                 LayerSwitches{std::vector<std::optional<Ablation>>(static_cast<std::size_t>(H)),
+                                               false});
+  auto require_layer = [&](Index layer, const char* what) {
+    if (layer < 0 || layer >= L)
+      fail("%s layer %lld: the model has %lld layers, numbered 0 to %lld", what, ll(layer), ll(L), ll(L - 1));
+  };
+  for (const HeadSwitch& s : off.heads_off) {
+    require_layer(s.layer, "cannot switch off a head of");
+    if (s.head < 0 || s.head >= H)
+      fail("cannot switch off head %lld of layer %lld: the model has %lld heads per layer, numbered 0 to %lld",
+           ll(s.head), ll(s.layer), ll(H), ll(H - 1));
+    if (s.mode != Ablation::Zero && s.mode != Ablation::Mean && s.mode != Ablation::Uniform)
+      fail("head %lld of layer %lld: unknown way of switching a head off (%d)", ll(s.head), ll(s.layer),
+           static_cast<int>(s.mode));
+    out[static_cast<std::size_t>(s.layer)].heads[static_cast<std::size_t>(s.head)] = s.mode;  // the last wins
+  }
+  for (const Index layer : off.layers_off) {
+    require_layer(layer, "cannot switch off the attention of");
+    out[static_cast<std::size_t>(layer)].attention_off = true;
+  }
+  return out;
+}
+
+// A switched-off head's steps, replaced by what the run uses instead (Ablation says what each mode means).
+void switch_off(AttentionSteps& head, Ablation mode, bool causal) {
+  const Index T = head.weights.rows();
+  switch (mode) {
+    case Ablation::Zero:  // the head adds nothing
+      head.output.setZero();
+      break;
+    case Ablation::Mean: {  // every position gets the sentence's mean of the head's output
+      const Eigen::RowVectorXf mean = head.output.colwise().mean();  // 1 × d_k
+      head.output = mean.replicate(T, 1);
+      break;
+    }
+    case Ablation::Uniform:  // an even spread over the keys each query may see
+      head.weights.setZero();
+      for (Index t = 0; t < T; ++t) {
+        const Index seen = causal ? t + 1 : head.weights.cols();
+        head.weights.row(t).head(seen).setConstant(1.0f / static_cast<float>(seen));
+      }
+      head.output = head.weights * head.V;  // T × d_k
+      break;
+  }
+}
+
+// One pre-norm layer with parts switched off, x = x + MHA'(LN1(x)); x = x + FFN(LN2(x)), where MHA' is
+// the multi-head attention with the switched heads' outputs replaced (then concat·W_O + b_O again), or
+// nothing at all when the layer's attention is off.
+LayerSteps switched_layer(const Matrix& X, const TransformerLayer& layer, const AttentionOptions& options,
+                          const LayerSwitches& switches) {
+  LayerSteps s;
+  s.attention_input = layer_norm(X, layer.norm1_gamma, layer.norm1_beta);  // LN1(x), T × d_model
+  s.attention = multi_head_attention(s.attention_input, layer.attention, options);
+  bool replaced = false;
+  Index col = 0;
+  for (std::size_t h = 0; h < s.attention.heads.size(); ++h) {
+    AttentionSteps& head = s.attention.heads[h];
+    if (switches.heads[h]) {
+      switch_off(head, *switches.heads[h], options.causal);
+      s.attention.concat.middleCols(col, head.output.cols()) = head.output;
+      replaced = true;
+    }
+    col += head.output.cols();
+  }
+  if (replaced) {  // the projection of the changed concatenation: T×Σd_v · Σd_v×d_model + b_O
+    s.attention.output = s.attention.concat * layer.attention.W_O;
+    if (layer.attention.b_O.size() != 0) s.attention.output.rowwise() += layer.attention.b_O.transpose();
+  }
+  if (switches.attention_off) s.attention.output.setZero();  // x + 0: not even b_O
+  s.after_attention = X + s.attention.output;
+  s.output = s.after_attention +
+             feed_forward(layer_norm(s.after_attention, layer.norm2_gamma, layer.norm2_beta), layer.ffn);
+  detail::require_no_overflow(s.output, "the layer's output");
+  return s;
+}
+
+// Rollout under an intervention (Intervention says how): Zero and Mean heads left out of their layer's
+// average, a layer with no head left (or its attention off) the identity.
+Matrix switched_rollout(const StackSteps& steps, const std::vector<LayerSwitches>& switches) {
+  std::vector<std::vector<Matrix>> weights;
+  for (std::size_t l = 0; l < steps.layers.size(); ++l) {
+    std::vector<Matrix> heads;
+    if (!switches[l].attention_off)
+      for (std::size_t h = 0; h < steps.layers[l].attention.heads.size(); ++h)
+        if (!switches[l].heads[h] || *switches[l].heads[h] == Ablation::Uniform)
+          heads.push_back(steps.layers[l].attention.heads[h].weights);
+    const Index T = steps.input.rows();
+    if (heads.empty()) heads.push_back(Matrix::Identity(T, T));  // Ã = 0.5·I + 0.5·I = I
+    weights.push_back(std::move(heads));
+  }
+  return attention_rollout(weights);
+}
+
+// The target's probability (softmax over the whole vocabulary) and rank (1 + the words before it:
+// higher logit, or equal and a lower id; <unk> and [MASK] never counted) at position t of a run.
+std::pair<float, Index> odds_of(const LanguageModel& model, const ModelRun& run, Index t, Index target) {
+  const Eigen::VectorXf logits = logits_at(model, run, t);
+  const Matrix probabilities = softmax(logits.transpose());  // 1 × V
+  Index rank = 1;
+  for (Index v = 1; v < logits.size(); ++v)
+    if (v != model.mask_id && v != target &&
+        (logits(v) > logits(target) || (logits(v) == logits(target) && v < target)))
+      ++rank;
+  return {probabilities(0, target), rank};
+}
+
 }  // namespace
 
-ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, std::size_t top_k) {
+ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, std::size_t top_k,
+                   const Intervention& off) {
   const Index T = static_cast<Index>(ids.size());
   if (model.layers.empty()) fail("the language model has no layers: parse a model file first");
   if (T == 0) fail("there are no token ids to run the model on");
   if (T > model.context)
     fail("the input has %lld tokens but the model's context holds %lld", static_cast<long long>(T),
          static_cast<long long>(model.context));
+  const std::vector<LayerSwitches> switches = layer_switches(model, off);
   ModelRun run;
 
-  // 1. Input: token embeddings scaled by √d_model, plus the sinusoidal positions.
-  const Matrix x = model.embedding_scale * embed_tokens(model.embedding, ids)  // T × d_model
-                   + model.positions.topRows(T);                               // T × d_model
+  // 1. Input: token embeddings scaled by √d_model, plus the sinusoidal positions (unless switched off).
+  Matrix x = model.embedding_scale * embed_tokens(model.embedding, ids);  // T × d_model
+  if (!off.positions_off) x += model.positions.topRows(T);                // T × d_model
 
   // 2. The layers, each x = x + MHA(LN1(x)); x = x + FFN(LN2(x)), with the attention each model was
   //    trained with: the decoder's masked so token t sees tokens 0..t only (it predicts the next word),
   //    the encoder's unmasked (it fills a blank from both sides), both scaled dot-product.
-  if (model.causal) {
-    run.steps = decoder(x, model.layers);  // steps.output: T × d_model
+  AttentionOptions attention;
+  attention.score = Score::ScaledDot;
+  attention.causal = model.causal;
+  const bool switched = !off.heads_off.empty() || !off.layers_off.empty();
+  if (!switched) {
+    run.steps = model.causal ? decoder(x, model.layers)  // steps.output: T × d_model
+                             : encoder(x, model.layers, NormPlacement::Pre, attention);
   } else {
-    AttentionOptions bidirectional;
-    bidirectional.score = Score::ScaledDot;
-    run.steps = encoder(x, model.layers, NormPlacement::Pre, bidirectional);
+    // The same layers with the intervention's heads and layers switched off (switched_layer).
+    run.steps.input = x;
+    const Matrix* current = &run.steps.input;
+    run.steps.layers.reserve(model.layers.size());  // `current` points into this vector
+    for (std::size_t l = 0; l < model.layers.size(); ++l) {
+      try {
+        run.steps.layers.push_back(switched_layer(*current, model.layers[l], attention, switches[l]));
+      } catch (const AttentionError& e) {
+        fail("layer %zu: %s", l, e.what());
+      }
+      current = &run.steps.layers.back().output;
+    }
+    run.steps.output = *current;
   }
 
   // 3. Final LayerNorm.
@@ -120,33 +265,78 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
   if (model.causal) run.predictions = predict(model, run, T - 1, top_k);
 
   // 5. Attention rollout through all layers.
-  run.rollout = attention_rollout(run.steps);
+  run.rollout = switched ? switched_rollout(run.steps, switches) : attention_rollout(run.steps);
   return run;
 }
 
-ModelRun run_model(const LanguageModel& model, std::string_view text, std::size_t top_k) {
+ModelRun run_model(const LanguageModel& model, std::string_view text, std::size_t top_k, const Intervention& off) {
   std::vector<ModelToken> tokens = model_tokens(model, text);
-  ModelRun run = run_model(model, ids_of(tokens), top_k);
+  ModelRun run = run_model(model, ids_of(tokens), top_k, off);
   run.tokens = std::move(tokens);
   return run;
 }
 
-FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index position, std::size_t top_k) {
+namespace {
+
+// The sentence's tokens with token `position` replaced by [MASK] (fill_blank's input), checked.
+std::vector<ModelToken> masked_tokens(const LanguageModel& model, const std::vector<ModelToken>& tokens,
+                                      Index position) {
   if (model.causal || model.mask_id < 0)
     fail("fill-the-blank needs an encoder (a model trained with a [MASK] token); this model is a causal decoder");
-  FilledBlank out;
-  out.tokens = model_tokens(model, text);
-  const Index T = static_cast<Index>(out.tokens.size());
+  const Index T = static_cast<Index>(tokens.size());
   if (position < 0 || position >= T)
     fail("position %lld is not a token of the sentence: it has %lld tokens, numbered 0 to %lld", ll(position), ll(T),
          ll(T - 1));
-  out.position = position;
-  std::vector<ModelToken> masked = out.tokens;
+  std::vector<ModelToken> masked = tokens;
   const std::string& mask = model.vocabulary[static_cast<std::size_t>(model.mask_id)];
   masked[static_cast<std::size_t>(position)] = {mask, Lookup::Known, mask, model.mask_id};
-  out.run = run_model(model, ids_of(masked), top_k);
+  return masked;
+}
+
+}  // namespace
+
+FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index position, std::size_t top_k,
+                       const Intervention& off) {
+  if (model.causal || model.mask_id < 0)  // before tokenising: the decoder's refusal comes first
+    fail("fill-the-blank needs an encoder (a model trained with a [MASK] token); this model is a causal decoder");
+  FilledBlank out;
+  out.tokens = model_tokens(model, text);
+  std::vector<ModelToken> masked = masked_tokens(model, out.tokens, position);
+  out.position = position;
+  out.run = run_model(model, ids_of(masked), top_k, off);
   out.run.tokens = std::move(masked);
   out.run.predictions = predict(model, out.run, position, top_k);
+  return out;
+}
+
+HeadEffects head_effects(const LanguageModel& model, std::string_view text, Index position, const Intervention& base,
+                         Ablation mode) {
+  const std::vector<ModelToken> tokens = model_tokens(model, text);
+  const std::vector<Index> ids = ids_of(model.causal ? tokens : masked_tokens(model, tokens, position));
+  const Index at = model.causal ? static_cast<Index>(tokens.size()) - 1 : position;  // the guessed position
+  layer_switches(model, base);  // a bad base is named before any run
+
+  // The target: the blank's hidden word as the model reads it; else the unablated model's top guess.
+  HeadEffects out;
+  out.target = model.causal ? 0 : tokens[static_cast<std::size_t>(position)].id;
+  if (out.target == 0) {
+    const ModelRun plain = run_model(model, ids, 0);
+    out.target = predict(model, plain, at, 1).at(0).id;
+  }
+  out.word = model.vocabulary[static_cast<std::size_t>(out.target)];
+  std::tie(out.probability, out.rank) = odds_of(model, run_model(model, ids, 0, base), at, out.target);
+
+  // Each head in turn, on top of the base (appended: a head already in the base takes `mode`).
+  Intervention off = base;
+  off.heads_off.push_back({});
+  for (Index l = 0; l < static_cast<Index>(model.layers.size()); ++l)
+    for (Index h = 0; h < model.heads; ++h) {
+      off.heads_off.back() = {l, h, mode};
+      HeadEffect effect{l, h, 0, 0, 0};
+      std::tie(effect.probability, effect.rank) = odds_of(model, run_model(model, ids, 0, off), at, out.target);
+      effect.drop = out.probability - effect.probability;
+      out.heads.push_back(effect);
+    }
   return out;
 }
 

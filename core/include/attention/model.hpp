@@ -30,6 +30,45 @@ struct ModelConfig {
   Index mask_id = -1;            ///< the encoder's "[MASK]" word, which fill_blank puts in the blank; decoder: -1
 };
 
+/// How a switched-off head stops contributing (Intervention). The first two leave its weights as learnt
+/// and replace what it adds; the third replaces what it looks at.
+enum class Ablation {
+  Zero,     ///< the head adds nothing: its d_k columns of the concatenated heads are zeros before W_O
+  Mean,     ///< its output is the mean of its output over the sentence's positions, the same on every row
+  Uniform,  ///< its weights are an even spread over the keys it may see (encoder: 1/T over all; decoder:
+            ///< 1/(t+1) over 0..t), its output those weights·V
+};
+
+/// One head to switch off: layer and head count from 0.
+struct HeadSwitch {
+  Index layer = 0;                 ///< the layer, from 0
+  Index head = 0;                  ///< the head within the layer, from 0
+  Ablation mode = Ablation::Zero;  ///< how it is switched off
+};
+
+/// Parts of the model switched off for one forward pass (run_model, fill_blank, head_effects): a way for
+/// a reader to ask what the model loses without them. Empty (the default) is the model as trained.
+/// A head or layer listed twice is switched off once (a head listed twice with different modes takes
+/// the last). A layer or head outside the model is an AttentionError naming it.
+///
+/// What the run's steps keep: a switched-off head's weights are the ones the run used (the learnt ones
+/// for Zero and Mean, the even spread for Uniform) and its output the replaced one; a layer whose
+/// attention is off keeps its heads' steps as computed, but its multi-head output is zeros and
+/// after_attention is the layer's input (x + 0: not even W_O's bias is added); its feed-forward still runs.
+///
+/// Rollout (attention_rollout) under an intervention: a Zero or Mean head is left out of its layer's
+/// average of weights (it moves no information from one token to another that depends on which token);
+/// a Uniform head enters with its even weights; a layer whose attention is off, or whose heads are all
+/// Zero or Mean, is the identity.
+struct Intervention {
+  std::vector<HeadSwitch> heads_off;  ///< heads switched off, each in its own mode
+  std::vector<Index> layers_off;      ///< layers whose attention sublayer contributes nothing
+  bool positions_off = false;         ///< input x = embedding_scale·E[ids] with no positional encoding (a bag
+                                      ///< of words)
+  /// true when nothing is switched off
+  bool empty() const { return heads_off.empty() && layers_off.empty() && !positions_off; }
+};
+
 /// The model: its config (model.d_model, model.heads, …) and its weights, de-quantised to float32.
 /// Layout of the file: model/README.md ("ATTNLM", version 1 for the decoder, 2 for the encoder).
 struct LanguageModel : ModelConfig {
@@ -93,9 +132,12 @@ struct ModelRun {
 /// The forward pass on token ids (each in [0, V), at most `context` of them): a causal model through
 /// attn::decoder with its next-word predictions, an encoder through attn::encoder (no predictions: ask
 /// fill_blank for a blank's).
-ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, std::size_t top_k = 5);
+/// `off` switches parts of the model off (Intervention); throws naming a layer or head the model lacks.
+ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, std::size_t top_k = 5,
+                   const Intervention& off = {});
 /// The same on a sentence: model_tokens, then the forward pass.
-ModelRun run_model(const LanguageModel& model, std::string_view text, std::size_t top_k = 5);
+ModelRun run_model(const LanguageModel& model, std::string_view text, std::size_t top_k = 5,
+                   const Intervention& off = {});
 
 /// Fill the blank (encoder only): the sentence with token `position` (from 0) replaced by [MASK], run
 /// through the encoder, and the top_k words for that position.
@@ -105,8 +147,39 @@ struct FilledBlank {
   ModelRun run;                    ///< the masked sentence: run.tokens[position] is "[MASK]" and
                                    // run.predictions are the guesses for the blank
 };
-/// Throws for a causal model (it has no [MASK]) and for a position outside the sentence.
-FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index position, std::size_t top_k = 5);
+/// Throws for a causal model (it has no [MASK]) and for a position outside the sentence. `off` as for
+/// run_model.
+FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index position, std::size_t top_k = 5,
+                       const Intervention& off = {});
+
+/// One head's effect on the target word (HeadEffects).
+struct HeadEffect {
+  Index layer = 0;        ///< from 0
+  Index head = 0;         ///< from 0
+  float probability = 0;  ///< the target's probability with this head also switched off
+  Index rank = 0;         ///< the target's rank then (1 = top guess)
+  float drop = 0;         ///< the base probability minus this one (positive: the head helped)
+};
+
+/// Which heads matter for one guess: the target word's probability and rank with the base intervention
+/// alone, then with each head in turn additionally switched off.
+struct HeadEffects {
+  Index target = 0;               ///< the word whose probability is followed
+  std::string word;               ///< that word
+  float probability = 0;          ///< its probability with the base intervention alone
+  Index rank = 0;                 ///< its rank then
+  std::vector<HeadEffect> heads;  ///< every head, layer-major (layer 0's heads first)
+};
+
+/// Switch each head off in turn (in `mode`, on top of `base`; a head already in `base` takes `mode`
+/// instead) and follow one word. Encoder: `position` is the blank; the target is the hidden word as the
+/// model reads it, or the unablated model's top guess for the blank when that word is "<unk>". Decoder:
+/// `position` is ignored; the target is the unablated model's top next word after the last token.
+/// Probabilities are the model's own (softmax over the whole vocabulary); ranks count the words whose
+/// logit is higher (equal logits: the lower id first), "<unk>" and "[MASK]" never counted, as in the
+/// predictions. Throws as run_model and fill_blank do.
+HeadEffects head_effects(const LanguageModel& model, std::string_view text, Index position,
+                         const Intervention& base = {}, Ablation mode = Ablation::Zero);
 
 /// The model's nearest words to a vector of its residual stream: the k vocabulary words whose embeddings
 /// (rows of E, which is also the tied output head) point most nearly the way `vector` does, by cosine
