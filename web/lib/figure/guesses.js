@@ -6,7 +6,7 @@
 // the core (result.model.ranked, result.model.effects()); this module only lays them out.
 import { h, setAttrs, svgEl } from '../dom.js';
 import { num } from '../format.js';
-import { describeOff, headIsOff } from '../switches.js';
+import { describeOff, headIsOff, layerIsOff } from '../switches.js';
 
 /** 1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st. */
 export function ordinal(n) {
@@ -106,30 +106,34 @@ function writeList(list, guesses, { top, right, was }) {
   });
 }
 
-/** +3.1 pts, −8.0 pts, ±0.0 pts: the change in percentage points, the sign spelt out. */
-function pointsChange(delta) {
+/**
+ * +3.1 pts, −8.0 pts, ±0.0 pts: the change in percentage points, the sign spelt out; `digits` more
+ * where every change on show is small (a rare word's), so they do not all read ±0.0.
+ */
+function pointsChange(delta, digits = 1) {
   const points = 100 * delta;
-  const shown = num(Math.abs(points), 1);
-  return `${shown === '0.0' ? '±' : points > 0 ? '+' : '−'}${shown} pts`;
+  const shown = num(Math.abs(points), digits);
+  return `${Number(shown) === 0 ? '±' : points > 0 ? '+' : '−'}${shown} pts`;
 }
+
+/** The digits that show the largest of some changes (probabilities) with two significant figures, 1 to 3. */
+const digitsFor = (largest) => (100 * largest >= 1 ? 1 : 100 * largest >= 0.1 ? 2 : 3);
 
 /**
  * One line on what moved most, from the two ranked lists: the hidden word when the encoder has one,
- * else the word among both top-5s whose rank changed most. "With heads 1.2 and 1.3 off, ‘station’
- * falls from 3rd to 41st (12.0% → 0.4%)."
+ * else the word among both top-5s whose probability changed most; and the new top guess, if it changed.
+ * "With heads 1.2 and 1.3 off, ‘station’ falls from 3rd to 41st (12.0% → 0.4%)."
  */
 export function movedLine(m, right) {
   const before = rankedOf(m.ranked.before),
     after = rankedOf(m.ranked.after);
   const depth = m.ranked.before.length;
-  const at = (map, w) => map.get(w) ?? { rank: Infinity, probability: null };
+  const at = (map, w) => map.get(w) ?? { rank: Infinity, probability: 0 };
   let word = right;
   if (!word || (!before.has(word) && !after.has(word))) {
     const candidates = [...m.ranked.before.slice(0, 5), ...m.ranked.after.slice(0, 5)].map((p) => p.word);
-    word = candidates.reduce((best, w) => {
-      const shift = (x) => Math.abs(Math.min(at(after, x).rank, depth + 1) - Math.min(at(before, x).rank, depth + 1));
-      return shift(w) > shift(best) ? w : best;
-    }, candidates[0]);
+    const change = (x) => Math.abs(at(after, x).probability - at(before, x).probability);
+    word = candidates.reduce((best, w) => (change(w) > change(best) ? w : best), candidates[0]);
   }
   if (!word) return '';
   const b = at(before, word),
@@ -137,8 +141,13 @@ export function movedLine(m, right) {
   const place = (r) => (r === Infinity ? `below ${ordinal(depth)}` : ordinal(r));
   const verb = a.rank === b.rank ? 'stays' : a.rank > b.rank ? 'falls from' : 'rises from';
   const where = a.rank === b.rank ? place(a.rank) : `${place(b.rank)} to ${place(a.rank)}`;
-  const probabilities = b.probability !== null && a.probability !== null ? ` (${percent(b.probability)} → ${percent(a.probability)})` : '';
-  return `With ${describeOff(m.off)} off, ‘${word}’ ${verb} ${where}${probabilities}.`;
+  const probabilities = before.has(word) && after.has(word) ? ` (${percent(b.probability)} → ${percent(a.probability)})` : '';
+  const [first, now] = [m.ranked.before[0], m.ranked.after[0]];
+  const top =
+    first && now && first.word !== now.word && now.word !== word
+      ? ` The top guess is now ‘${now.word}’ (${percent(now.probability)}; it was ‘${first.word}’).`
+      : '';
+  return `With ${describeOff(m.off)} off, ‘${word}’ ${verb} ${where}${probabilities}.${top}`;
 }
 
 /**
@@ -165,20 +174,24 @@ function writeEffects(box, result, onToggle) {
     return body.replaceChildren(h('p', { class: 'muted' }, 'Hide a word first: the heads are ranked by what its right guess loses.'));
   const { layers, heads } = result.model;
   const largest = Math.max(...effects.heads.map((e) => Math.abs(e.drop)), 1e-9);
+  const digits = digitsFor(largest);
   const ranked = [...effects.heads].sort((a, b) => b.drop - a.drop);
   const cell = (e) => {
     const id = `${e.layer + 1}.${e.head + 1}`,
-      off = headIsOff(result.model.off, e.layer, e.head);
+      off = headIsOff(result.model.off, e.layer, e.head),
+      layerOff = layerIsOff(result.model.off, e.layer);
+    // A head already off (or in a layer that is) has nothing more to lose: the cell says why.
+    const change = off ? 'off' : layerOff ? 'layer off' : pointsChange(-e.drop, digits);
     const b = h(
       'button',
       {
         type: 'button',
         class: 'effect',
         'aria-pressed': String(off),
-        'aria-label': `Head ${id}: without it ‘${effects.target.word}’ ${e.drop >= 0 ? 'loses' : 'gains'} ${num(Math.abs(100 * e.drop), 1)} points (${percent(e.probability)}, ${ordinal(e.rank)}). ${off ? 'Switched off: press to switch it back on.' : 'Press to switch it off.'}`,
+        'aria-label': `Head ${id}: ${off || layerOff ? `${change}.` : `without it ‘${effects.target.word}’ ${e.drop >= 0 ? 'loses' : 'gains'} ${num(Math.abs(100 * e.drop), digits)} points (${percent(e.probability)}, ${ordinal(e.rank)}).`} ${off ? 'Switched off: press to switch it back on.' : 'Press to switch it off.'}`,
       },
       h('span', { class: 'effect-id' }, id),
-      h('span', { class: 'effect-drop' }, pointsChange(-e.drop)),
+      h('span', { class: 'effect-drop' }, change),
     );
     b.dataset.layer = String(e.layer);
     b.dataset.head = String(e.head);
@@ -189,7 +202,7 @@ function writeEffects(box, result, onToggle) {
     return b;
   };
   const byLayer = Array.from({ length: layers }, (_, l) => effects.heads.filter((e) => e.layer === l));
-  const top = ranked.slice(0, 3).map((e) => `${e.layer + 1}.${e.head + 1} (${pointsChange(-e.drop)})`);
+  const top = ranked.slice(0, 3).map((e) => `${e.layer + 1}.${e.head + 1} (${pointsChange(-e.drop, digits)})`);
   const m = result.model;
   body.replaceChildren(
     h(

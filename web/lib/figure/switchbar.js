@@ -49,7 +49,10 @@ export class SwitchBar {
     if (this.mode.value !== state.offMode) this.mode.value = state.offMode;
     this.modeNote.textContent = MODE_NOTES[state.offMode];
     this.positions.setAttribute('aria-pressed', String(parts.positions));
-    this.positions.textContent = parts.positions ? 'Switched off: a bag of words' : 'Switch off';
+    this.positions.replaceChildren(
+      parts.positions ? 'Switched off: a bag of words' : 'Switch off',
+      h('span', { class: 'sr-only' }, ': the positional encoding'),
+    );
     this.off = state.off;
   }
 }

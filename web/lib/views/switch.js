@@ -7,7 +7,10 @@ import { h } from '../dom.js';
 export class PartSwitch {
   /** toggle(item): the figure's hook. */
   constructor(toggle) {
-    this.el = h('button', { type: 'button', class: 'part-switch', 'aria-pressed': 'false' });
+    // The visible words, then (for a screen reader, which hears no map title beside it) what it switches.
+    this.text = h('span', {});
+    this.name = h('span', { class: 'sr-only' });
+    this.el = h('button', { type: 'button', class: 'part-switch', 'aria-pressed': 'false' }, this.text, this.name);
     this.el.addEventListener('click', () => toggle(this.item));
   }
 
@@ -19,7 +22,7 @@ export class PartSwitch {
     this.item = item;
     this.el.dataset.item = item;
     this.el.setAttribute('aria-pressed', String(off));
-    this.el.setAttribute('aria-label', `Switch off ${name}`);
-    this.el.textContent = off ? `Switched off${mode ? ` (${mode})` : ''}` : 'Switch off';
+    this.text.textContent = off ? `Switched off${mode ? ` (${mode})` : ''}` : 'Switch off';
+    this.name.textContent = `: ${name}`;
   }
 }
