@@ -201,3 +201,28 @@ test('a link with off and off-mode opens that model; positions switch off; every
     await page.close();
   }
 });
+
+test('the heatmap of a switched-off head: the note, the walkthrough and the export caption say it is off', async () => {
+  const { page, problems } = await open(`?source=encoder&view=heatmap&layer=0&head=1&blank=${STATION}&off=1.2&off-mode=uniform`, {
+    source: 'encoder',
+    off: '1.2',
+    offMode: 'uniform',
+  });
+  try {
+    assert.match(await page.textContent('#option-note'), /The head shown here is switched off: its map is the even spread it now uses\./);
+    assert.match(await page.textContent('.x-note'), /This head is switched off \(uniform\): its weights below are an even spread/);
+    const json = await page.evaluate(() => window.attentionFigure.exportJSON());
+    assert.match(json.source, /head 1\.2 switched off \(uniform\)/);
+    assert.deepEqual([json.settings.off, json.settings.offMode], ['1.2', 'uniform']);
+    assert.match(await page.evaluate(() => window.attentionFigure.exportSVG()), /Head 1\.2 switched off, uniform\./);
+    // The uniform head's map is the even spread over the 7 words.
+    const weights = encoder.model.fill(SENTENCE, STATION, { off: { heads: [[0, 1]], mode: 'uniform' } }).run.layers[0].heads[1].weights;
+    assert.ok(
+      Array.from(weights.data).every((w) => Math.abs(w - 1 / 7) < 1e-6),
+      'uniform: 1/T everywhere',
+    );
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

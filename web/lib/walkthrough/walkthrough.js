@@ -3,6 +3,7 @@
 // numbers as the figure above it. Its own controls (the input, the weights W_Q, W_K, W_V, d_k) are state
 // too, so choosing weights here changes the figure as well. Each step is redrawn only while it is on
 // screen; the others catch up when they scroll into view (or before printing).
+import { headIsOff, layerIsOff } from '../switches.js';
 import { h } from '../dom.js';
 import { count } from '../format.js';
 import { wordOf } from '../compute.js';
@@ -184,12 +185,27 @@ export class Walkthrough {
     const e = this.els;
     let text = '';
     if (r?.kind === 'model') {
-      const { layer, head, rollout } = r.model;
+      const { layer, head, rollout, off, offMode } = r.model;
+      // A switched-off head is still walked through (its scores and weights are computed), but what
+      // reaches the rest of the model is not its output: say so before the numbers.
+      const headOff = headIsOff(off, layer, head),
+        layerOff = layerIsOff(off, layer);
+      const switched = layerOff
+        ? ` Layer ${layer + 1}’s attention is switched off: this head’s steps are computed, but its output never reaches the residual stream.`
+        : headOff
+          ? ` This head is switched off (${offMode}): ${
+              {
+                zero: 'its output below is replaced by zeros before W_O',
+                mean: 'its output below is its mean over the words',
+                uniform: 'its weights below are an even spread, not its learnt ones',
+              }[offMode]
+            }.`
+          : '';
       text =
         `The walkthrough follows the figure’s trained model: layer ${layer + 1}, head ${head + 1}` +
         `${rollout ? ' (the figure shows the rollout, which has no queries or keys of its own: this is its last layer)' : ''}. ` +
         `Every number is the model’s own, from its run in the core: learnt weights, scores ÷ √${r.projection.dk}, ${r.causal ? 'causal mask' : 'no mask'}, no temperature.` +
-        `${r.total ? ` The model reads the first ${r.cap} of the sentence’s ${count(r.total)} tokens.` : ''}`;
+        `${r.total ? ` The model reads the first ${r.cap} of the sentence’s ${count(r.total)} tokens.` : ''}${switched}`;
     } else if (r?.total) text = `The walkthrough follows the figure’s first ${count(r.cap)} of the sentence’s ${count(r.total)} tokens.`;
     e.note.hidden = !text;
     e.note.textContent = text;
