@@ -226,3 +226,37 @@ test('the heatmap of a switched-off head: the note, the walkthrough and the expo
     await page.close();
   }
 });
+
+test('a widget’s off and off-mode attributes switch its model’s heads off, and follow a change', async () => {
+  const opened = await openWatched(session.browser, `${session.url}examples/index.html`, { viewport: { width: 1100, height: 900 } });
+  const { page, problems } = opened;
+  try {
+    const set = (attrs) =>
+      page.evaluate((attrs) => {
+        const el = document.getElementById('fig-heatmap');
+        for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+      }, attrs);
+    await set({ sentence: SENTENCE, source: 'encoder', blank: String(STATION), off: '1.3,1.2', 'off-mode': 'mean' });
+    await drawn(page, { scope: '#fig-heatmap', source: 'encoder', blank: STATION, off: '1.2,1.3', offMode: 'mean', timeout: 30_000 });
+    const guesses = () =>
+      page.evaluate(() =>
+        [...document.getElementById('fig-heatmap').shadowRoot.querySelectorAll('#predictions .guess-column.after li')].map((li) => ({
+          word: li.dataset.word,
+          probability: Number(li.dataset.probability),
+        })),
+      );
+    const off = {
+      heads: [
+        [0, 1],
+        [0, 2],
+      ],
+    };
+    assertGuesses(await guesses(), encoder.model.fill(SENTENCE, STATION, { off: { ...off, mode: 'mean' } }).guesses, 'widget, mean');
+    await set({ 'off-mode': 'uniform' });
+    await drawn(page, { scope: '#fig-heatmap', off: '1.2,1.3', offMode: 'uniform', timeout: 30_000 });
+    assertGuesses(await guesses(), encoder.model.fill(SENTENCE, STATION, { off: { ...off, mode: 'uniform' } }).guesses, 'widget, uniform');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
