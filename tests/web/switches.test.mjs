@@ -163,33 +163,21 @@ test('a link with off and off-mode opens that model; positions switch off; every
   });
   try {
     assert.equal(await page.inputValue('#off-mode'), 'mean');
-    const mean = encoder.model.fill(SENTENCE, STATION, {
-      top: 5,
-      off: {
-        heads: [
-          [0, 1],
-          [0, 2],
-        ],
-        mode: 'mean',
-      },
-    }).guesses;
+    const both = {
+      heads: [
+        [0, 1],
+        [0, 2],
+      ],
+      mode: 'mean',
+    };
+    const mean = encoder.model.fill(SENTENCE, STATION, { top: 5, off: both }).guesses;
     assertGuesses(await listed(page, 'after'), mean, 'heads 1.2 and 1.3 off, mean');
     assert.equal(await page.getAttribute('.heatmap[data-layer="0"][data-head="2"] .part-switch', 'aria-pressed'), 'true');
     await page.click('.switchbar .part-switch');
     await drawn(page, { off: 'positions,1.2,1.3', offMode: 'mean' });
     const address = new URL(page.url()).searchParams;
     assert.deepEqual([address.get('off'), address.get('off-mode')], ['positions,1.2,1.3', 'mean'], 'the address follows');
-    const bag = encoder.model.fill(SENTENCE, STATION, {
-      top: 5,
-      off: {
-        heads: [
-          [0, 1],
-          [0, 2],
-        ],
-        mode: 'mean',
-        positions: true,
-      },
-    }).guesses;
+    const bag = encoder.model.fill(SENTENCE, STATION, { top: 5, off: { ...both, positions: true } }).guesses;
     assertGuesses(await listed(page, 'after'), bag, 'positions off as well');
 
     await page.click('.switchbar .switch-reset');
