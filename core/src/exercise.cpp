@@ -40,18 +40,32 @@ ExerciseGivens draw_givens(ExerciseRandom& random) {
   return g;
 }
 
+// Σ_k a(r, k)·b(k, c) over plain loops: the sheet's matrices are tiny, and Eigen's general product
+// instantiated for them would add kilobytes to the page's wasm for nothing.
+double dot(const Matrix& a, Index r, const Matrix& b, Index c) {
+  double s = 0;
+  for (Index k = 0; k < a.cols(); ++k) s += static_cast<double>(a(r, k)) * b(k, c);
+  return s;
+}
+
 // The bounds of make_exercise (documented there): every number stays one a learner writes easily.
 bool on_paper(const ExerciseGivens& g) {
-  const Matrix Q = g.W_Q * g.X, K = g.W_K * g.X, V = g.W_V * g.X;
-  const Matrix scores = K.transpose() * Q;
-  if (scores.minCoeff() < 0 || scores.maxCoeff() > 9) return false;
-  if (V.cwiseAbs().maxCoeff() > 4) return false;
+  double Q[kExerciseDims][kExerciseTokens], K[kExerciseDims][kExerciseTokens];
+  for (Index d = 0; d < kExerciseDims; ++d)
+    for (Index t = 0; t < kExerciseTokens; ++t) {
+      Q[d][t] = dot(g.W_Q, d, g.X, t);
+      K[d][t] = dot(g.W_K, d, g.X, t);
+      if (std::abs(dot(g.W_V, d, g.X, t)) > 4) return false;
+    }
   int varied = 0;
   for (Index j = 0; j < kExerciseTokens; ++j) {
-    float sum = 0, lowest = 99, highest = -99;
+    double sum = 0, lowest = 99, highest = -99;
     for (Index i = 0; i < kExerciseTokens; ++i) {
-      const float s = std::floor(scores(i, j) / 2.0f);
-      sum += std::pow(3.0f, s);
+      double score = 0;  // KᵀQ(i, j): column i of K · column j of Q
+      for (Index d = 0; d < kExerciseDims; ++d) score += K[d][i] * Q[d][j];
+      if (score < 0 || score > 9) return false;
+      const double s = std::floor(score / 2);
+      sum += std::pow(3.0, s);
       lowest = std::min(lowest, s);
       highest = std::max(highest, s);
     }
@@ -175,9 +189,9 @@ template <typename ValueOf>
 double computed(const ExerciseCell& c, ExerciseMath math, const ExerciseGivens& g, ValueOf value_of) {
   const auto at = [&](ExerciseStep s, Index r, Index k) { return value_of(ExerciseCell{s, r, k}); };
   switch (c.step) {
-    case ExerciseStep::Q: return g.W_Q.row(c.row).cast<double>().dot(g.X.col(c.col).cast<double>());
-    case ExerciseStep::K: return g.W_K.row(c.row).cast<double>().dot(g.X.col(c.col).cast<double>());
-    case ExerciseStep::V: return g.W_V.row(c.row).cast<double>().dot(g.X.col(c.col).cast<double>());
+    case ExerciseStep::Q: return dot(g.W_Q, c.row, g.X, c.col);
+    case ExerciseStep::K: return dot(g.W_K, c.row, g.X, c.col);
+    case ExerciseStep::V: return dot(g.W_V, c.row, g.X, c.col);
     case ExerciseStep::Scores: {
       double s = 0;
       for (Index d = 0; d < kExerciseDims; ++d) s += at(ExerciseStep::K, d, c.row) * at(ExerciseStep::Q, d, c.col);
@@ -345,8 +359,10 @@ ExerciseAnswer solve_exercise(const ExerciseGivens& givens, ExerciseMath math) {
     a.sums = terms.sums.transpose();
   } else {
     // The real maths a learner writes: e^S and the column sums, not the max-shifted stable form.
-    a.powers = steps.scaled.array().exp().matrix();
-    a.sums = a.powers.colwise().sum();
+    a.powers = steps.scaled;
+    a.sums = Matrix::Zero(1, kExerciseTokens);
+    for (Index i = 0; i < kExerciseTokens; ++i)
+      for (Index j = 0; j < kExerciseTokens; ++j) a.sums(0, j) += a.powers(i, j) = std::exp(steps.scaled(i, j));
   }
   return a;
 }

@@ -95,6 +95,16 @@ TEST_CASE("the same seed gives the same exercise, and every exercise stays on pa
   CHECK(codes.size() > 290);  // four letters from a hash: a collision or two among 300, not many
 }
 
+TEST_CASE("seed 1's exercise, pinned (tests/wasm/exercise.test.mjs pins the same numbers)", "[exercise]") {
+  const Exercise e = make_exercise(1);
+  CHECK(e.code == "AHAC");
+  CHECK(e.draws == 12);
+  CHECK(equal(e.givens.X, rows({{0, 0, 1, 1}, {1, 1, 1, 0}, {0, 0, 1, 1}, {1, 2, 1, 1}, {2, 0, 1, 1}, {1, 1, 1, 1}})));
+  CHECK(equal(e.givens.W_Q, rows({{0, -1, 0, 0, 0, 1}, {0, 1, 0, 1, 0, 0}, {0, 0, 1, 0, 1, 0}})));
+  CHECK(equal(e.givens.W_K, rows({{0, 0, -1, 0, 0, 1}, {-1, 0, 1, 0, 0, 0}, {0, 0, -1, 0, 0, 1}})));
+  CHECK(equal(e.givens.W_V, rows({{2, 1, 0, 0, 0, 0}, {0, 0, -1, 0, 0, 1}, {0, 0, 1, 0, 0, 1}})));
+}
+
 TEST_CASE("the worked sheet's numbers, exactly", "[exercise]") {
   const ExerciseAnswer a = solve_exercise(worked_sheet(), ExerciseMath::Shortcuts);
   CHECK(equal(a.Q, rows({{3, 1, 1, 2}, {0, 3, 1, 2}, {3, 0, 2, 0}})));
