@@ -77,21 +77,25 @@ export function pages({ X, W, hand, exact, powers, sums }, meta = null) {
         'p',
         { class: 'sheet-note' },
         key
-          ? 'Every number from the WebAssembly core (attentionByColumns with the sheet’s shortcuts). A = 3^x ÷ its column’s sum.'
+          ? `Every number from the WebAssembly core (${meta ? 'the exercise of this seed' : 'attentionByColumns'}, with the sheet’s shortcuts). A = 3^x ÷ its column’s sum.`
           : 'Tokens are columns. Work down the page: Q = W_Q·X, K = W_K·X, V = W_V·X; scores KᵀQ; scale with floor(x/2) (for ÷√3); raise 3 to each; add each column; divide by the column’s sum to get A (each column sums to 1); Z = V·A.',
       ),
-      h(
-        'div',
-        { class: 'sheet-row' },
-        grid('X (given)', 'ws-X', FEATURES, TOKENS, given(X), { givens: true }),
-        h(
-          'div',
-          { class: 'sheet-stack' },
-          grid('W_Q (given)', 'ws-Wq', QK_ROWS, FEATURES, given(W.Wq), { givens: true }),
-          grid('W_K (given)', 'ws-Wk', QK_ROWS, FEATURES, given(W.Wk), { givens: true }),
-        ),
-        grid('W_V (given)', 'ws-Wv', QK_ROWS, FEATURES, given(W.Wv), { givens: true }),
-      ),
+      // A class set's key leaves its givens to the sheet of the same seed and code: the page holds the
+      // real maths and the note on the shortcuts instead.
+      key && meta
+        ? h('p', { class: 'sheet-note' }, 'X, W_Q, W_K and W_V are on the worksheet with the same seed and code.')
+        : h(
+            'div',
+            { class: 'sheet-row' },
+            grid('X (given)', 'ws-X', FEATURES, TOKENS, given(X), { givens: true }),
+            h(
+              'div',
+              { class: 'sheet-stack' },
+              grid('W_Q (given)', 'ws-Wq', QK_ROWS, FEATURES, given(W.Wq), { givens: true }),
+              grid('W_K (given)', 'ws-Wk', QK_ROWS, FEATURES, given(W.Wk), { givens: true }),
+            ),
+            grid('W_V (given)', 'ws-Wv', QK_ROWS, FEATURES, given(W.Wv), { givens: true }),
+          ),
       h(
         'div',
         { class: 'sheet-row' },
