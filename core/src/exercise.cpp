@@ -51,12 +51,19 @@ double dot(const Matrix& a, Index r, const Matrix& b, Index c) {
 // The bounds of make_exercise (documented there): every number stays one a learner writes easily.
 bool on_paper(const ExerciseGivens& g) {
   double Q[kExerciseDims][kExerciseTokens], K[kExerciseDims][kExerciseTokens];
-  for (Index d = 0; d < kExerciseDims; ++d)
+  for (Index d = 0; d < kExerciseDims; ++d) {
+    bool q_zero = true, k_zero = true, v_zero = true;  // a row of zeros is a row with nothing to work out
     for (Index t = 0; t < kExerciseTokens; ++t) {
       Q[d][t] = dot(g.W_Q, d, g.X, t);
       K[d][t] = dot(g.W_K, d, g.X, t);
-      if (std::abs(dot(g.W_V, d, g.X, t)) > 4) return false;
+      const double v = dot(g.W_V, d, g.X, t);
+      if (std::abs(v) > 4) return false;
+      q_zero = q_zero && Q[d][t] == 0;
+      k_zero = k_zero && K[d][t] == 0;
+      v_zero = v_zero && v == 0;
     }
+    if (q_zero || k_zero || v_zero) return false;
+  }
   int varied = 0;
   for (Index j = 0; j < kExerciseTokens; ++j) {
     double sum = 0, lowest = 99, highest = -99;

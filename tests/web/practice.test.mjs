@@ -266,3 +266,45 @@ test('a bad class-set request is refused with a readable message', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('predict, then reveal: a guess at a by-hand column, scored in one line against the core’s', async () => {
+  const { scoreGuess } = await import('../../web/lib/predict/predict.js');
+  // The scoring itself: a pick, and weights (the share that landed where they were put).
+  assert.deepEqual(scoreGuess({ pick: 1 }, [0.2, 0.5, 0.3]), { top: 1, onPick: 0.5, right: true });
+  assert.deepEqual(scoreGuess({ pick: 0 }, [0.2, 0.5, 0.3]), { top: 1, onPick: 0.2, right: false });
+  const w = scoreGuess({ weights: [0.5, 0.25, 0.25] }, [0.2, 0.5, 0.3]);
+  assert.ok(Math.abs(w.overlap - 0.7) < 1e-12); // 0.2 + 0.25 + 0.25
+  assert.equal(w.right, false);
+
+  const { page, problems } = await open('#by-hand');
+  await page.waitForSelector('#predict-reveal');
+  await page.waitForSelector('table[data-name="hand-weights"]');
+  // The page's sheet is the worked example: A's first column from the core, in node.
+  const { hand } = await import('../../web/lib/compute/hand.js').then(async ({ HAND_DEFAULT }) => {
+    const m = (rows) => session.api.matrix(rows.map((r) => r.map(Number)));
+    const W = { Wq: m(HAND_DEFAULT.Wq), Wk: m(HAND_DEFAULT.Wk), Wv: m(HAND_DEFAULT.Wv) };
+    return { hand: session.core.attentionByColumns(m(HAND_DEFAULT.X), W, { handShortcuts: true }) };
+  });
+  const column = [0, 1, 2, 3].map((i) => hand.weights.data[i * 4]);
+  const top = column.indexOf(Math.max(...column));
+  await page.check(`#predict-pick-${top}`);
+  await page.click('#predict-reveal');
+  await page.waitForSelector('#predict[data-revealed="0"]');
+  assert.equal(await page.textContent('#predict-result'), `Right: x${top + 1} gets ${column[top].toFixed(2)} of x1’s attention, the most.`);
+  assert.equal(await page.locator('#predict .predict-bars li').count(), 4);
+  // Weights of a quarter each: the overlap with the real column.
+  await page.selectOption('#predict-mode', 'weights');
+  await page.click('#predict-reveal');
+  await page.waitForSelector('#predict[data-revealed="0"]');
+  const overlap = column.reduce((s, a) => s + Math.min(a, 0.25), 0);
+  assert.match(
+    await page.textContent('#predict-result'),
+    new RegExp(`^${Math.round(overlap * 100)} % of the weight landed where you put it`),
+  );
+  // Weights that do not sum to 1 are refused, in words.
+  await page.fill('#predict-w-0', '0.9');
+  await page.click('#predict-reveal');
+  await page.waitForFunction(() => /sum to 1/.test(document.getElementById('predict-result').textContent));
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -56,7 +56,7 @@ struct Exercise {
   std::string code;        ///< four letters from the givens (exercise_code), to match a sheet to its key
 };
 
-/// The most draws make_exercise tries before it gives up (about 7 % of draws meet the bounds, so a seed
+/// The most draws make_exercise tries before it gives up (about 6 % of draws meet the bounds, so a seed
 /// that needs this many does not occur in practice; it would throw AttentionError rather than loop).
 constexpr int kExerciseMaxDraws = 5000;
 
@@ -64,8 +64,8 @@ constexpr int kExerciseMaxDraws = 5000;
 /// W_K has two non-zero entries of 1 or −1 (1,1,1,−1), each row of W_V two of 1, 2 or −1 (1,1,−1,2),
 /// at two different features. A draw is kept only when, with the shortcuts, every score KᵀQ is in
 /// 0 … 9 (so floor(x/2) is in 0 … 4 and 3^x at most 81), every column sum of 3^x is at most 200,
-/// every |V| entry at most 4, and at least three of the four columns of floor(KᵀQ/2) are not constant
-/// (so A is not uniform everywhere); otherwise the stream draws again.
+/// every |V| entry at most 4, no row of Q, K or V all zeros, and at least three of the four columns of floor(KᵀQ/2) are
+/// not constant (so A is not uniform everywhere); otherwise the stream draws again.
 Exercise make_exercise(std::uint32_t seed);
 
 /// Four letters naming the givens (a hash of their integers over an alphabet without look-alikes):

@@ -10,6 +10,7 @@ import { h } from '../dom.js';
 import { loadLargerCore } from '../loader.js';
 import { Practice } from './practice.js';
 import { classSetControls, classSheets } from './classset.js';
+import { Predict } from '../predict/predict.js';
 import { drawLegend } from '../heatmap/legend.js';
 import { HAND_DEFAULT } from '../compute.js';
 import { withCell } from '../cells.js';
@@ -27,6 +28,17 @@ export class ByHand {
     e.print = h('button', { type: 'button', id: 'print-worksheet' }, 'Print the worksheet (with an answer key)');
     e.reset = h('button', { type: 'button', id: 'hand-reset' }, 'Back to the example numbers');
     this.worksheet = new Worksheet(document.getElementById('worksheet'));
+    // Before reading A below: guess a query column of it (the core's A with the sheet's shortcuts).
+    e.predict = h('div', { class: 'predict no-print', id: 'predict' });
+    new Predict(e.predict, {
+      labels: TOKENS,
+      queries: TOKENS,
+      title: 'Each column of A is one token’s attention over the tokens.',
+      weightsOf: (j) => {
+        const A = this.store.handGood?.hand.weights;
+        return A ? Array.from({ length: A.rows }, (_, i) => A.data[i * A.cols + j]) : null;
+      },
+    });
     root.append(
       h(
         'p',
@@ -60,6 +72,7 @@ export class ByHand {
       h('div', { class: 'row no-print' }, e.print, e.reset),
       e.message,
       e.inputs,
+      e.predict,
       e.results,
     );
     const practice = h('div', { class: 'practice', id: 'practice' });
