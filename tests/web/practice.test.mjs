@@ -9,12 +9,14 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root, startSession } from './harness.mjs';
 
 const SHOTS = join(root, 'build', 'screenshots');
+const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 let session, browser, url, larger;
 
 before(async () => {
@@ -30,6 +32,8 @@ after(() => session?.stop());
 
 async function open(query, { width = 1280, height = 800 } = {}) {
   const page = await browser.newPage({ viewport: { width, height } });
+  // axe, served from the page's own origin (as a11y.test.mjs does) for the audit below.
+  await page.route('**/__axe.min.js', (route) => route.fulfill({ contentType: 'text/javascript; charset=utf-8', body: AXE }));
   const problems = [];
   page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
@@ -206,6 +210,15 @@ test('screenshots: a half-filled exercise with one wrong cell and its hint, desk
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow}px at ${width}px`);
       await page.screenshot({ path: join(SHOTS, `practice-${width}x${height}-${theme}.png`) });
+      // The sheet with its marks and hint passes axe (serious and critical rules, contrast included).
+      await page.addScriptTag({ url: `${url}__axe.min.js` });
+      const violations = await page.evaluate(async () => {
+        const result = await window.axe.run(document.getElementById('practice'), { resultTypes: ['violations'] });
+        return result.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      });
+      assert.deepEqual(violations, [], `axe at ${width}px, ${theme}`);
       assert.deepEqual(problems, []);
       await page.close();
     }

@@ -56,7 +56,7 @@ struct Exercise {
   std::string code;        ///< four letters from the givens (exercise_code), to match a sheet to its key
 };
 
-/// The most draws make_exercise tries before it gives up (about 6 % of draws meet the bounds, so a seed
+/// The most draws make_exercise tries before it gives up (about one draw in 15 meets the bounds, so a seed
 /// that needs this many does not occur in practice; it would throw AttentionError rather than loop).
 constexpr int kExerciseMaxDraws = 5000;
 

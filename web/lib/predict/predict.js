@@ -40,10 +40,14 @@ export class Predict {
     this.labels = labels;
     this.weightsOf = weightsOf;
     const e = (this.els = {});
-    e.query = h('select', { id: 'predict-query' }, ...queries.map((q, i) => h('option', { value: i }, q)));
+    e.query = h(
+      'select',
+      { id: 'predict-query', 'aria-label': 'The token whose column you guess' },
+      ...queries.map((q, i) => h('option', { value: i }, q)),
+    );
     e.mode = h(
       'select',
-      { id: 'predict-mode' },
+      { id: 'predict-mode', 'aria-label': 'What you guess' },
       h('option', { value: 'pick' }, 'the word it looks at most'),
       h('option', { value: 'weights' }, 'weights that sum to 1'),
     );
@@ -71,7 +75,7 @@ export class Predict {
     e.real = h('div', { class: 'predict-real' });
     root.append(
       h('h4', {}, 'Predict, then reveal'),
-      h('p', {}, title, ' Which way does ', h('label', {}, e.query), ' lean? Guess ', h('label', {}, e.mode), ', then reveal.'),
+      h('p', {}, title, ' Which way does ', e.query, ' lean? Guess ', e.mode, ', then reveal.'),
       e.pick,
       e.weights,
       h('div', { class: 'row' }, e.reveal),
