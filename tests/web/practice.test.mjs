@@ -92,6 +92,11 @@ test('the page draws the exercise node draws for the same seed, and the seed rou
   await ready(again, fresh, 'real');
   assert.deepEqual(await tableRows(again, 'practice-X'), firstX);
   assert.ok(await again.isChecked('#practice-math-real'));
+  // A change of the figure rewrites the URL from its state (app.js writeURL): the practice's keys stay.
+  await again.selectOption('#view', 'lines');
+  await again.waitForFunction(() => new URLSearchParams(location.search).get('view') === 'lines');
+  const kept = new URL(again.url()).searchParams;
+  assert.deepEqual([kept.get('exercise'), kept.get('math')], [String(fresh), 'real']);
   assert.equal(await again.textContent('.practice-step[data-step="scaled"] caption'), 'S = KᵀQ ÷ √3');
   await again.close();
   assert.deepEqual(problems, []);
