@@ -75,7 +75,16 @@ test('the page draws the exercise node draws for the same seed, and the seed rou
   assert.deepEqual(await tableRows(page, 'practice-Wk'), rowsOf(e.Wk));
   assert.deepEqual(await tableRows(page, 'practice-Wv'), rowsOf(e.Wv));
   assert.match(await page.textContent('#practice-meta'), new RegExp(`Exercise 1234 · code ${e.code}`));
-  assert.equal(await page.locator('#practice-steps input, .practice-steps input').count(), 116);
+  assert.equal(await page.locator('.practice-steps input').count(), 116);
+  // "Print this exercise": its sheet and key, with its seed and code, in the print-only worksheet.
+  await page.evaluate(() => (window.print = () => (window.__printed = true)));
+  await page.click('#practice-print');
+  await page.waitForFunction(() => window.__printed === true);
+  assert.equal(await page.getAttribute('#worksheet', 'data-sheets'), '1');
+  assert.deepEqual(await page.$$eval('#worksheet .sheet-label', (ps) => ps.map((p) => p.textContent.trim())), [
+    `Seed 1234 · code ${e.code}\u2003Name: ____________________`,
+    `Seed 1234 · code ${e.code}`,
+  ]);
 
   // New exercise: a new seed in the URL; that URL opens the same exercise.
   await page.click('#practice-new');
