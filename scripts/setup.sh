@@ -4,9 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# pkg-config: the consumer test checks attention-core.pc; doxygen: the C++ reference (scripts/docs.sh).
+# pkg-config: the consumer test checks attention-core.pc; doxygen: the C++ reference (scripts/docs.sh);
+# poppler-utils: pdfinfo/pdftotext/pdftoppm read the printed class set (tests/web/practice.test.mjs).
 packages=(cmake g++ make libeigen3-dev catch2 emscripten nodejs chromium clang-14 libclang-rt-14-dev valgrind clang-format
-  pkg-config doxygen)
+  pkg-config doxygen poppler-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -376,7 +376,7 @@ export interface SelfAttention<K extends Step | 'X' = Step | 'X'> {
   delete(): void;
 }
 
-export interface AttentionCore {
+export interface AttentionCore extends ExerciseApi {
   /**
    * One crossing per change: embeds the text (or takes X) and attends in one call, the divisor chosen by
    * the core (score_divisor), the softmax along options.axis; only the kept steps are copied out. The
@@ -459,3 +459,82 @@ export function loadAttentionWithModel(options?: LoadOptions): Promise<Attention
 export function matrix(rows: ArrayLike<number>[]): Matrix;
 /** Helper: a Matrix as an array of plain-number rows. */
 export function toRows(m: Matrix): number[][];
+
+// ---- by-hand practice (core exercise.hpp) -------------------------------------------------------------
+/** The by-hand sheet's steps, in the order they are worked. */
+export type ExerciseStep = 'Q' | 'K' | 'V' | 'scores' | 'scaled' | 'powers' | 'sums' | 'A' | 'Z';
+/** The sheets' shortcuts (floor(x/2) for ÷√3, 3^x for e^x) or the real maths (÷√3, e^x). */
+export type ExerciseMath = 'shortcuts' | 'real';
+/** What a learner is given: X (6 features × 4 tokens) and W_Q, W_K, W_V (3 × 6). */
+export interface ExerciseGivens {
+  X: MatrixInput;
+  Wq: MatrixInput;
+  Wk: MatrixInput;
+  Wv: MatrixInput;
+}
+/** A drawn exercise: its givens, seed, how many draws met the bounds, and a four-letter code of the givens. */
+export interface Exercise {
+  X: Matrix;
+  Wq: Matrix;
+  Wk: Matrix;
+  Wv: Matrix;
+  seed: number;
+  draws: number;
+  code: string;
+}
+/** One cell of one step (0-based). */
+export interface ExerciseCell {
+  step: ExerciseStep;
+  row: number;
+  col: number;
+}
+/** A learner's entry: a number, or the text typed (read by the core: "3", ".75", "−1", "27/39"). */
+export interface ExerciseEntry extends ExerciseCell {
+  value: number | string;
+}
+/** The check of one cell. */
+export interface ExerciseCheck {
+  /** right; wrong; or right from the learner's own upstream entries, some of which (upstreamOff) are off. */
+  verdict: 'right' | 'wrong' | 'right-from-yours';
+  /** The key's value. */
+  expected: number;
+  /** What follows from the learner's own upstream entries (the key's where they gave none). */
+  expectedFromYours: number;
+  /** How far from expected still counts as right: 0 for whole-number steps, else max(0.01, 1 % of the value). */
+  tolerance: number;
+  /** The cell as the hint names it, e.g. "K₂₃". */
+  cellName: string;
+  /** Where its value comes from, e.g. "row 2 of W_Q · column 3 of X". */
+  source: string;
+  /** One sentence for the learner (the source; for right-from-yours, the upstream cells that are off). */
+  hint: string;
+  /** The learner's upstream entries that are off. */
+  upstreamOff: ExerciseCell[];
+}
+/** Every step's matrix of an exercise's answer (sums is 1 × 4). */
+export type ExerciseAnswer = Record<ExerciseStep, Matrix>;
+/**
+ * By-hand practice: seeded exercises, their answers and the check of a learner's cells. Only in the module
+ * of loadAttentionWithModel(); loadAttention()'s module (the widget's) throws AttentionError.
+ */
+export interface ExerciseApi {
+  /** The exercise of a seed (0 … 2³²−1): the same numbers in node and the browser. */
+  exercise(seed: number): Exercise;
+  /** Four letters naming the givens, to match a printed sheet to its key. */
+  exerciseCode(givens: ExerciseGivens): string;
+  /** Every intermediate, with the shortcuts (default) or the real maths. */
+  exerciseAnswer(givens: ExerciseGivens, options?: { math?: ExerciseMath }): ExerciseAnswer;
+  /** The steps in order, with their names as the sheet writes them and their sizes. */
+  exerciseSteps(options?: { math?: ExerciseMath }): { step: ExerciseStep; name: string; rows: number; cols: number }[];
+  /** A typed entry's value ("27/39", ".75", "−1"); throws AttentionError for other text. */
+  parseExerciseEntry(text: string): number;
+  /** Checks `value` in `cell` against the key and against the learner's own earlier `entries`. */
+  checkExerciseCell(
+    givens: ExerciseGivens,
+    cell: ExerciseCell,
+    value: number | string,
+    options?: { math?: ExerciseMath; entries?: ExerciseEntry[] },
+  ): ExerciseCheck;
+  /** Where the shortcuts' A and Z differ most from the real maths'. */
+  exerciseShortcutGap(givens: ExerciseGivens): { aGap: number; aCell: ExerciseCell; zGap: number; zCell: ExerciseCell };
+}

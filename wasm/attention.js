@@ -193,6 +193,84 @@ function checked(result) {
   return result;
 }
 
+// ---- by-hand practice (exercise.hpp; wasm/exercise_bindings.cpp) ----------------------------------------
+// Seeded exercises on the by-hand sheet's shapes, their answers and the check of a learner's cell: every
+// number, every tolerance and every typed entry's reading ("27/39", ".75") is the core's.
+const EXERCISE_STEPS = ['Q', 'K', 'V', 'scores', 'scaled', 'powers', 'sums', 'A', 'Z'];
+
+function asMath(options) {
+  const math = options?.math ?? 'shortcuts';
+  if (math !== 'shortcuts' && math !== 'real') throw new AttentionError(`math must be 'shortcuts' or 'real', got ${JSON.stringify(math)}`);
+  return math;
+}
+
+function asGivens(givens) {
+  if (!givens || typeof givens !== 'object') throw new AttentionError('an exercise needs its givens { X, Wq, Wk, Wv }');
+  return { X: asMatrix(givens.X, 'X'), Wq: asMatrix(givens.Wq, 'Wq'), Wk: asMatrix(givens.Wk, 'Wk'), Wv: asMatrix(givens.Wv, 'Wv') };
+}
+
+function asExerciseCell(cell, what) {
+  if (!cell || typeof cell !== 'object') throw new AttentionError(`${what} must be { step, row, col }`);
+  const { step, row, col } = cell;
+  if (!EXERCISE_STEPS.includes(step))
+    throw new AttentionError(`${what}'s step must be one of ${EXERCISE_STEPS.join(', ')}, got ${JSON.stringify(step)}`);
+  if (!Number.isInteger(row) || !Number.isInteger(col)) throw new AttentionError(`${what}'s row and col must be whole numbers`);
+  return { step, row, col };
+}
+
+/**
+ * The exercise part of the API over the raw module (wrap spreads it in). Only the larger module
+ * (loadAttentionWithModel) holds it: the small one is the widget's, which has no room for it.
+ */
+function exerciseApi(raw) {
+  const practice = () => {
+    if (!raw.exerciseMake) throw new AttentionError('this module has no by-hand practice: load it with loadAttentionWithModel()');
+    return raw;
+  };
+  // A typed entry (string) through the core's reader, or a finite number as it is.
+  const valueOf = (value, what) => {
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) throw new AttentionError(`${what} must be a finite number`);
+      return value;
+    }
+    if (typeof value !== 'string') throw new AttentionError(`${what} must be a number or the text typed`);
+    return checked(practice().exerciseParse(value)).value;
+  };
+  return {
+    exercise(seed) {
+      if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+        throw new AttentionError(`an exercise seed must be a whole number from 0 to 4294967295, got ${JSON.stringify(seed)}`);
+      return checked(practice().exerciseMake(seed));
+    },
+    exerciseCode(givens) {
+      return checked(practice().exerciseCode(asGivens(givens)));
+    },
+    exerciseAnswer(givens, options) {
+      return checked(practice().exerciseSolve(asGivens(givens), asMath(options)));
+    },
+    exerciseSteps(options) {
+      return checked(practice().exerciseSteps(asMath(options)));
+    },
+    parseExerciseEntry(text) {
+      if (typeof text !== 'string') throw new AttentionError('parseExerciseEntry needs the text typed');
+      return checked(practice().exerciseParse(text)).value;
+    },
+    checkExerciseCell(givens, cell, value, options = {}) {
+      const entries = (options.entries ?? []).map((e, i) => ({
+        ...asExerciseCell(e, `entry ${i}`),
+        value: valueOf(e.value, `entry ${i}'s value`),
+      }));
+      return checked(
+        practice().exerciseCheck(asGivens(givens), asMath(options), entries, asExerciseCell(cell, 'the cell'), valueOf(value, 'the value')),
+      );
+    },
+    exerciseShortcutGap(givens) {
+      return checked(practice().exerciseGap(asGivens(givens)));
+    },
+  };
+}
+// ---- end of by-hand practice ----------------------------------------------------------------------------
+
 /** Instantiates the wasm module. Under node pass {wasmBinary}; in a browser the .wasm beside the glue is fetched. */
 /** @param {import('./attention.js').LoadOptions} [options] @returns {Promise<import('./attention.js').AttentionCore>} */
 export async function loadAttention(options = {}) {
@@ -545,6 +623,7 @@ function wrap(raw) {
       return checked(raw.multiHead(asMatrix(X, 'X'), asHeads(weights), asOptions(options, raw.Score)));
     },
     selfAttention,
+    ...exerciseApi(raw), // by-hand practice (the exercise block above)
     /** Wasm memory, for leak tests: heap size, bytes in use by malloc, live Embind handles and objects. */
     memory() {
       const { heapBytes, mallocBytes } = raw.memoryStats();

@@ -9,7 +9,7 @@
 import { ByHand } from './lib/byhand/byhand.js';
 import { Figure } from './lib/figure/figure.js';
 import { FormulaLine } from './lib/figure/formula.js';
-import { CONTROLS, THEMES, fromParams, parseControls, toParams } from './lib/state.js';
+import { CONTROLS, PRACTICE_KEYS, THEMES, fromParams, parseControls, toParams } from './lib/state.js';
 import { Store } from './lib/store.js';
 import { adoptFigureStyles } from './lib/styles.js';
 import { Tour } from './lib/tour.js';
@@ -31,6 +31,9 @@ const writeURL = () => {
   if (embed) p.set('embed', '1');
   if (controls !== null) p.set('controls', controls);
   if (theme !== 'auto') p.set('theme', theme);
+  // The by-hand practice's seed and mode (lib/byhand/practice.js writes them) stay as they are.
+  const here = new URLSearchParams(location.search);
+  for (const key of PRACTICE_KEYS) if (here.has(key)) p.set(key, here.get(key));
   history.replaceState(null, '', `${location.pathname}?${p}`);
 };
 const figure = new Figure(document.getElementById('figure'), {

@@ -253,3 +253,24 @@ export function parseControls(raw, fallback) {
   if (words.includes('all')) return new Set(CONTROLS);
   return new Set(words.filter((w) => CONTROLS.includes(w)));
 }
+
+// ---- by-hand practice (lib/byhand/practice.js): its own URL keys, not figure state ----------------------
+// exercise: the practice sheet's seed (0 … 2³²−1), or absent; math: 'real' for ÷√3 and e^x, absent for the
+// sheet's shortcuts. The page's URL writer (app.js) keeps them as they are.
+/** The URL keys of the by-hand practice. */
+export const PRACTICE_KEYS = ['exercise', 'math'];
+/** { seed (a whole number, or null), math ('shortcuts' | 'real') } from URL parameters. */
+export function practiceFromParams(params) {
+  const raw = params.get('exercise');
+  const seed = raw !== null && /^\d{1,10}$/.test(raw) && Number(raw) <= 0xffffffff ? Number(raw) : null;
+  return { seed, math: params.get('math') === 'real' ? 'real' : 'shortcuts' };
+}
+/** `params` with the practice's keys set from { seed, math } (absent when null / the shortcuts). */
+export function practiceParams(params, { seed, math }) {
+  const p = new URLSearchParams(params);
+  if (seed === null) p.delete('exercise');
+  else p.set('exercise', String(seed));
+  if (math === 'real') p.set('math', 'real');
+  else p.delete('math');
+  return p;
+}

@@ -4,8 +4,13 @@
 // powers and column sums written out) beside the exact values. Its numbers live in the page's store
 // (store.sources.hand, edited here through store.setHand), the store computes its result with the rest
 // (store.handResult, and store.handGood under a bad cell), and "Print the worksheet" prints them as a
-// worksheet with an answer key (worksheet.js).
+// worksheet with an answer key (worksheet.js). Below it, practice (practice.js: fresh exercises whose
+// cells the core checks) and a class set to print (classset.js), from the larger wasm module on demand.
 import { h } from '../dom.js';
+import { loadLargerCore } from '../loader.js';
+import { Practice } from './practice.js';
+import { classSetControls, classSheets } from './classset.js';
+import { Predict } from '../predict/predict.js';
 import { drawLegend } from '../heatmap/legend.js';
 import { HAND_DEFAULT } from '../compute.js';
 import { withCell } from '../cells.js';
@@ -23,6 +28,17 @@ export class ByHand {
     e.print = h('button', { type: 'button', id: 'print-worksheet' }, 'Print the worksheet (with an answer key)');
     e.reset = h('button', { type: 'button', id: 'hand-reset' }, 'Back to the example numbers');
     this.worksheet = new Worksheet(document.getElementById('worksheet'));
+    // Before reading A below: guess a query column of it (the core's A with the sheet's shortcuts).
+    e.predict = h('div', { class: 'predict no-print', id: 'predict' });
+    new Predict(e.predict, {
+      labels: TOKENS,
+      queries: TOKENS,
+      title: 'Each column of A is one token’s attention over the tokens.',
+      weightsOf: (j) => {
+        const A = this.store.handGood?.hand.weights;
+        return A ? Array.from({ length: A.rows }, (_, i) => A.data[i * A.cols + j]) : null;
+      },
+    });
     root.append(
       h(
         'p',
@@ -56,7 +72,19 @@ export class ByHand {
       h('div', { class: 'row no-print' }, e.print, e.reset),
       e.message,
       e.inputs,
+      e.predict,
       e.results,
+    );
+    const practice = h('div', { class: 'practice', id: 'practice' });
+    e.classMessage = h('p', { class: 'x-message', role: 'alert', hidden: true });
+    root.append(practice);
+    this.practice = new Practice(practice, { loadCore: loadLargerCore, onPrint: (seed) => this.printClassSet({ start: seed, count: 1 }) });
+    root.append(
+      classSetControls({
+        startSeed: () => this.practice.seed ?? crypto.getRandomValues(new Uint32Array(1))[0],
+        onPrint: (set) => this.printClassSet(set),
+      }),
+      e.classMessage,
     );
     e.print.addEventListener('click', () => this.print());
     e.reset.addEventListener('click', () => store.setHand(HAND_DEFAULT));
@@ -145,6 +173,27 @@ export class ByHand {
     const good = this.store.handGood;
     if (!good) return;
     this.worksheet.fill(good);
+    this.worksheet.root.dataset.sheets = '1';
+    this.#printWorksheet();
+  }
+
+  /** Prints a class set ({ start, count }: seeds start … start+count−1), each sheet followed by its key. */
+  async printClassSet(set) {
+    const e = this.els;
+    try {
+      this.worksheet.fillAll(classSheets(await loadLargerCore(), set));
+    } catch (err) {
+      e.classMessage.hidden = false;
+      e.classMessage.textContent = `The class set could not be made: ${err.message}`;
+      return;
+    }
+    e.classMessage.hidden = true;
+    this.worksheet.root.dataset.sheets = String(set.count);
+    this.#printWorksheet();
+  }
+
+  /** The browser's print of #worksheet alone (style.css's print-worksheet rules), then the page as it was. */
+  #printWorksheet() {
     document.body.classList.add('print-worksheet');
     const done = () => {
       document.body.classList.remove('print-worksheet');
