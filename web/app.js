@@ -8,6 +8,7 @@
 // All maths happens in the wasm core, once per change (lib/compute.js).
 import { ByHand } from './lib/byhand/byhand.js';
 import { Figure } from './lib/figure/figure.js';
+import { holdHeight, staticHeight } from './lib/static-figure.js';
 import { FormulaLine } from './lib/figure/formula.js';
 import { CONTROLS, THEMES, fromParams, parseControls, toParams } from './lib/state.js';
 import { Store } from './lib/store.js';
@@ -33,14 +34,22 @@ const writeURL = () => {
   if (theme !== 'auto') p.set('theme', theme);
   history.replaceState(null, '', `${location.pathname}?${p}`);
 };
-const figure = new Figure(document.getElementById('figure'), {
+// The static figure the build wrote into #figure (scripts/static-figure.mjs) gives way to the live one,
+// whose box keeps its height until the reader changes something: nothing below moves meanwhile.
+const figureBox = document.getElementById('figure');
+const letGo = holdHeight(figureBox, staticHeight(figureBox));
+figureBox.querySelector(':scope > .attention-static')?.remove();
+const figure = new Figure(figureBox, {
   store,
   controls: parseControls(controls, CONTROLS),
   disclose: true,
   showStatus: true,
   theme,
   shareBase: () => location.origin + location.pathname,
-  onUserChange: writeURL,
+  onUserChange: () => {
+    letGo();
+    writeURL();
+  },
   onFirstDraw: () => document.documentElement.classList.add('figure-drawn'),
 });
 // The tour sets the state stop by stop: the URL follows.

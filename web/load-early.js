@@ -33,6 +33,10 @@ import { coreFile } from './lib/core-file.js';
       }),
     );
   }
+  // A link with a state of its own: the static first figure in index.html (the default sentence's) is
+  // hidden, keeping its place, until the live figure draws this state (style.css).
+  if (/(^|[?&])(sentence|view|input|source|score|temperature|mask|norm|weights|word|heads)=/.test(location.search))
+    document.documentElement.classList.add('linked-state');
   // The word vectors serve the figure and, below it, the walkthrough (even when the figure shows the model).
   compile(coreFile());
   read('vectors-first.bin'); // the frequent words: the first figure draws from these

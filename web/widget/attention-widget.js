@@ -18,6 +18,7 @@ import { assetURL } from '../lib/loader.js';
 import { Figure } from '../lib/figure/figure.js';
 import { LEGACY, STATE_KEYS, parseControls, parseValue } from '../lib/state.js';
 import { Store } from '../lib/store.js';
+import { holdHeight, staticHeight } from '../lib/static-figure.js';
 import { figureSheet } from '../lib/styles.js';
 
 export { loadCore, loadEncoder, loadModel, loadVectors, setAssetBase } from '../lib/loader.js';
@@ -42,11 +43,16 @@ export class AttentionFigureElement extends HTMLElement {
   #store = null;
   #started = false;
   #srcLoad = 0;
+  #letGo = () => {};
 
   constructor() {
     super();
+    // A static figure in the light DOM (scripts/static-figure.mjs) shows until now; the element keeps
+    // its height until the reader changes something, so the live figure takes its place without a shift.
+    const height = this.isConnected ? staticHeight(this) : 0;
     const shadow = this.attachShadow({ mode: 'open' });
     shadow.adoptedStyleSheets = [hostStyles(), figureSheet()];
+    this.#letGo = holdHeight(this, height);
   }
 
   connectedCallback() {
@@ -66,8 +72,10 @@ export class AttentionFigureElement extends HTMLElement {
           this.setAttribute('aria-busy', String(busy));
           if (drawn) this.dataset.drawn = drawn;
         },
-        onUserChange: (state) =>
-          this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true })),
+        onUserChange: (state) => {
+          this.#letGo();
+          this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true }));
+        },
       });
     }
     if (!this.#started) {
