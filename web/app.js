@@ -34,11 +34,13 @@ const writeURL = () => {
   if (theme !== 'auto') p.set('theme', theme);
   history.replaceState(null, '', `${location.pathname}?${p}`);
 };
-// The static figure the build wrote into #figure (scripts/static-figure.mjs) gives way to the live one,
-// whose box keeps its height until the reader changes something: nothing below moves meanwhile.
+// The static figure the build wrote into #figure (scripts/static-figure.mjs) stays in view until the
+// live one has drawn (style.css lays the live one out hidden meanwhile), then gives way; the box keeps
+// its height until the reader changes something: nothing below moves.
 const figureBox = document.getElementById('figure');
 const letGo = holdHeight(figureBox, staticHeight(figureBox));
-figureBox.querySelector(':scope > .attention-static')?.remove();
+let staticFigure = figureBox.querySelector(':scope > .attention-static');
+figureBox.classList.toggle('static-pending', Boolean(staticFigure));
 const figure = new Figure(figureBox, {
   store,
   controls: parseControls(controls, CONTROLS),
@@ -51,6 +53,12 @@ const figure = new Figure(figureBox, {
     writeURL();
   },
   onFirstDraw: () => document.documentElement.classList.add('figure-drawn'),
+  onDrawn: ({ busy }) => {
+    if (busy || !staticFigure) return;
+    staticFigure.remove();
+    staticFigure = null;
+    figureBox.classList.remove('static-pending');
+  },
 });
 // The tour sets the state stop by stop: the URL follows.
 store.subscribe((state) => state.tour !== null && writeURL());

@@ -1,7 +1,8 @@
 // The static figure a page or an <attention-figure> holds before its script runs (scripts/static-figure.mjs
-// writes it: SVG heatmap, caption, table). When the live figure takes over, the element keeps the static
-// figure's height as its min-height until the reader first changes something, so the live figure
-// replaces it in place and nothing below it moves while it loads and draws.
+// writes it: SVG heatmap, caption, table). It stays in view while the live figure is built and loads
+// (hidden, laid out at the same width), and gives way when the live figure has drawn (or has something
+// to say); the element keeps the static figure's height as its min-height until the reader first
+// changes something, so the live figure replaces it in place and nothing below it moves.
 
 /**
  * The height (CSS px) of `host`'s box while it shows its static figure, or 0 when it has none. Read it
