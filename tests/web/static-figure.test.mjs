@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { drawn, launch, root, site } from './harness.mjs';
@@ -182,6 +182,24 @@ for (const { name, path, host } of PAGES) {
     }
   });
 }
+
+test('a link with a state of its own does not show the default static figure (load-early.js knows every state name)', async () => {
+  const { STATE_KEYS, LEGACY } = await import('../../web/lib/state.js');
+  const early = await readFile(join(root, 'web', 'load-early.js'), 'utf8');
+  const names = new RegExp(early.match(/var linked = \/(.*)\/;/)[1]);
+  for (const key of [...STATE_KEYS, ...Object.keys(LEGACY), 'embed']) assert.ok(names.test(`?${key}=1`), `load-early.js reads ${key}`);
+  assert.ok(!names.test('?cold=1'), 'a parameter that is no state leaves the static figure');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${url}?sentence=the+cat+sat`);
+    assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.attention-static') ?? document.body).display), 'none');
+    await drawn(page, { sentence: 'the cat sat' });
+    assert.equal(await page.evaluate(() => document.querySelector('.attention-static')), null);
+  } finally {
+    await context.close();
+  }
+});
 
 test('the command prints a static figure for any sentence and options, and names what it cannot draw', async () => {
   const run = promisify(execFile);
