@@ -3,7 +3,8 @@
 // HTML page holding only the same static 7×7 figure (SVG, caption, table; no script), loaded cold (a
 // fresh browser context each) and interleaved, NAVIGATIONS each; and beside it the time until the page's
 // figure is live (its 'attention-figure:first-draw' User Timing mark: the live figure has replaced the
-// static one and follows the reader's input). Prints JSON rows. Needs build/site (bash scripts/build.sh).
+// static one), and then how long a word typed takes to be drawn (the figure follows the reader's input).
+// Prints JSON rows. Needs build/site (bash scripts/build.sh).
 // Usage: node bench/first-figure.mjs [--smoke]
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -34,7 +35,7 @@ await writeFile(
 const { server, url } = await startServer(site, 0);
 const browser = await launchChromium();
 const fcp = () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null;
-const times = { floor: [], page: [], live: [] };
+const times = { floor: [], page: [], live: [], typed: [] };
 try {
   for (let i = 0; i < NAVIGATIONS; i++) {
     for (const kind of ['floor', 'page']) {
@@ -46,6 +47,22 @@ try {
       if (kind === 'page') {
         await page.waitForFunction(() => performance.getEntriesByName('attention-figure:first-draw').length, null, { timeout: 20_000 });
         times.live.push(await page.evaluate(() => performance.getEntriesByName('attention-figure:first-draw')[0].startTime));
+        // Live means typing changes it: one more word, and the figure draws the new sentence.
+        times.typed.push(
+          await page.evaluate(async () => {
+            const input = document.getElementById('sentence');
+            const t0 = performance.now();
+            input.value += ' again';
+            input.dispatchEvent(new Event('input', { bubbles: true }));
+            const af = document.querySelector('#figure .af');
+            await new Promise((done) => {
+              const check = () =>
+                new URLSearchParams(af.dataset.drawn).get('sentence').endsWith(' again') ? done() : setTimeout(check, 2);
+              check();
+            });
+            return performance.now() - t0;
+          }),
+        );
       }
       await context.close();
     }
@@ -60,6 +77,7 @@ const rows = [
   row('floor FCP', times.floor, 'plain HTML, the same static 7×7 figure, no script'),
   row('page FCP', times.page, 'index.html: its static first figure'),
   row('page live', times.live, 'the live figure drawn in its place (first-draw mark)'),
+  row('a word typed', times.typed, 'then one more word typed: until the figure drew it'),
 ];
 const ratio = median(times.page) / median(times.floor);
 console.log(JSON.stringify({ navigations: NAVIGATIONS, rows, page_over_floor: Number(ratio.toFixed(2)) }, null, 1));

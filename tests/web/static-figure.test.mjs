@@ -20,6 +20,7 @@ const SIZES = [
 const PAGES = [
   { name: 'page', path: '', host: '#figure', drawnScope: null },
   { name: 'example', path: 'examples/index.html', host: '#fig-heatmap', drawnScope: '#fig-heatmap' },
+  { name: 'example-dark', path: 'examples/dark.html', host: '#fig-heatmap', drawnScope: '#fig-heatmap' },
 ];
 let server, url, browser;
 
@@ -59,7 +60,7 @@ const readStatic = (host) => {
   };
 };
 
-for (const { name, path, host } of PAGES) {
+for (const { name, path, host, drawnScope } of PAGES) {
   test(`${name}: with JavaScript disabled the static figure, its caption and its table show (light and dark, two sizes)`, async () => {
     for (const [width, height] of SIZES) {
       for (const colorScheme of ['light', 'dark']) {
@@ -102,7 +103,7 @@ for (const { name, path, host } of PAGES) {
           }).observe({ type: 'layout-shift', buffered: true });
         });
         await page.goto(url + path);
-        await drawn(page, { scope: name === 'page' ? null : host, sentence: 'the train left the station on time', view: 'heatmap' });
+        await drawn(page, { scope: drawnScope, sentence: 'the train left the station on time', view: 'heatmap' });
         const live = await page.evaluate((host) => {
           const box = document.querySelector(host);
           const scope = box.shadowRoot ?? box;
@@ -140,7 +141,7 @@ for (const { name, path, host } of PAGES) {
   });
 }
 
-for (const { name, path, host } of PAGES) {
+for (const { name, path, host, drawnScope } of PAGES) {
   test(`${name}: the static figure stays in view until the live one has drawn, then gives way`, async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
@@ -169,7 +170,7 @@ for (const { name, path, host } of PAGES) {
       }, host);
       assert.deepEqual(during, { live: 'hidden', still: 'visible' });
       release();
-      await drawn(page, { scope: name === 'page' ? null : host, sentence: 'the train left the station on time' });
+      await drawn(page, { scope: drawnScope, sentence: 'the train left the station on time' });
       const afterDraw = await page.evaluate((host) => {
         const box = document.querySelector(host);
         const live = (box.shadowRoot ?? box).querySelector('.af');
