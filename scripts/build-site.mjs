@@ -178,7 +178,7 @@ try {
 for (const [from, name] of copies) await copyFile(from, join(out, name));
 
 // The first figure without script: the default sentence's heatmap in index.html's #figure and each
-// example widget's own (heatmap and lines views) as a static figure (scripts/static-figure.mjs, numbers
+// example heatmap widget's own as a static figure (scripts/static-figure.mjs, numbers
 // from the same wasm core, run here), which the live figure replaces in place once it has drawn.
 const { staticFigure } = await import(pathToFileURL(join(root, 'scripts', 'static-figure.mjs')).href);
 const { DEFAULTS: PAGE_DEFAULTS, toParams: pageParams } = await import(pathToFileURL(join(root, 'web', 'lib', 'state.js')).href);
@@ -195,7 +195,8 @@ for (const f of ['index.html', 'dark.html']) {
   let html = await readFile(page, 'utf8');
   for (const [element, attributes] of html.matchAll(/<attention-figure\b([^>]*)><\/attention-figure>/g)) {
     const attrs = Object.fromEntries([...attributes.matchAll(/([\w-]+)="([^"]*)"/g)].map(([, k, v]) => [k, v]));
-    if (!['heatmap', 'lines', undefined].includes(attrs.view) || attrs.src) continue;
+    // A heatmap's static figure is the live one's picture; a lines or heads view would swap pictures.
+    if (!['heatmap', undefined].includes(attrs.view) || attrs.src) continue;
     html = html.replace(element, `<attention-figure${attributes}>\n${await staticFigure(attrs)}\n</attention-figure>`);
   }
   await writeFile(page, html);

@@ -193,8 +193,16 @@ test('a link with a state of its own does not show the default static figure (lo
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     const page = await context.newPage();
+    let release;
+    const held = new Promise((r) => (release = r));
+    // The live figure waits for the vectors: held back, the static figure is still in the document.
+    await page.route('**/vectors-first.bin', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.goto(`${url}?sentence=the+cat+sat`);
-    assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.attention-static') ?? document.body).display), 'none');
+    assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.attention-static')).display), 'none');
+    release();
     await drawn(page, { sentence: 'the cat sat' });
     assert.equal(await page.evaluate(() => document.querySelector('.attention-static')), null);
   } finally {
