@@ -367,6 +367,15 @@ if (b) {
     b.keystrokes.map((k) => [k.T, `${k.sync_ms.toFixed(1)} ms`, `${k.frame_ms.toFixed(1)} ms`, k.cells, k.message || '']),
   );
 }
+// The first figure against the browser's floor (bench/first-figure.mjs): cold, interleaved loads.
+const ff = runs['first-figure'];
+if (ff) {
+  table(
+    [`first figure, ${ff.navigations} cold loads each, interleaved`, 'median', 'runs'],
+    ff.rows.map((r) => [`${r.name} (${r.note})`, `${r.median_ms.toFixed(0)} ms`, r.runs.map((x) => x.toFixed(0)).join(' ')]),
+  );
+  lines.push(`Page ÷ floor (first contentful paint): ${ff.page_over_floor.toFixed(2)}× (goal ≤ 1.5×).`, '');
+}
 // Fixed SIMD, relaxed SIMD (fused multiply-adds) and onnxruntime-web through their JS APIs, one process
 // each in node and in Chromium, interleaved rounds (bench/relaxed.mjs): medians of the round medians.
 for (const where of ['node', 'chromium']) {

@@ -38,6 +38,7 @@ if [ $mode = smoke ]; then
   node bench/shipped.mjs --smoke >"$out/shipped.json"
   node --no-liftoff bench/nearest.mjs --smoke >"$out/nearest.json"
   node bench/crossing.mjs --smoke >"$out/crossing.json"
+  node bench/first-figure.mjs --smoke >"$out/first-figure.json"
   node bench/report.mjs --smoke "$out"
   echo "bench smoke: done in $(( $(date +%s) - started )) s"
   exit 0
@@ -77,6 +78,7 @@ echo "== shipped module (JS API, sizes), the page's crossings per change, neares
 "${node_run[@]}" bench/nearest.mjs >"$out/nearest.json"
 # The page belongs to another part of the project and may be mid-change: a failure here is reported, not fatal.
 node bench/browser.mjs >"$out/browser.json" || echo "bench: the browser step failed (see above); its rows are missing" >&2
+node bench/first-figure.mjs >"$out/first-figure.json" || echo "bench: the first-figure step failed (see above); its rows are missing" >&2
 
 echo "== peak memory at T = 4096 (one run each, /usr/bin/time -v)"
 memory() {  # name, command...: max RSS in KiB (and the JSON the command printed)

@@ -177,6 +177,31 @@ try {
 }
 for (const [from, name] of copies) await copyFile(from, join(out, name));
 
+// The first figure without script: the default sentence's heatmap in index.html's #figure and each
+// example heatmap widget's own as a static figure (scripts/static-figure.mjs, numbers
+// from the same wasm core, run here), which the live figure replaces in place once it has drawn.
+const { staticFigure } = await import(pathToFileURL(join(root, 'scripts', 'static-figure.mjs')).href);
+const { DEFAULTS: PAGE_DEFAULTS, toParams: pageParams } = await import(pathToFileURL(join(root, 'web', 'lib', 'state.js')).href);
+{
+  const page = join(out, 'index.html');
+  const html = await readFile(page, 'utf8');
+  const figure = await staticFigure(Object.fromEntries(pageParams(PAGE_DEFAULTS)));
+  if (!html.includes('<div id="figure"></div>'))
+    throw new Error('build-site: index.html has no empty <div id="figure"></div> for the static figure');
+  await writeFile(page, html.replace('<div id="figure"></div>', `<div id="figure">\n${figure}\n</div>`));
+}
+for (const f of ['index.html', 'dark.html']) {
+  const page = join(out, 'examples', f);
+  let html = await readFile(page, 'utf8');
+  for (const [element, attributes] of html.matchAll(/<attention-figure\b([^>]*)><\/attention-figure>/g)) {
+    const attrs = Object.fromEntries([...attributes.matchAll(/([\w-]+)="([^"]*)"/g)].map(([, k, v]) => [k, v]));
+    // A heatmap's static figure is the live one's picture; a lines or heads view would swap pictures.
+    if (!['heatmap', undefined].includes(attrs.view) || attrs.src) continue;
+    html = html.replace(element, `<attention-figure${attributes}>\n${await staticFigure(attrs)}\n</attention-figure>`);
+  }
+  await writeFile(page, html);
+}
+
 // The word vectors' first chunk: the most frequent FIRST_WORDS words and every word of the sentences
 // a reader meets before typing (the page's, the views' openings, the examples'), in the same format as
 // vectors.bin and with the very same bytes per word. A page draws its first figure from it while the

@@ -445,9 +445,29 @@ export interface LoadOptions {
    * attention.js.
    */
   locateFile?: (path: string, scriptDirectory: string) => string;
+  /**
+   * loadAttention only: which build of the small module to fetch. Default: attention_wasm_relaxed.wasm
+   * (relaxed-SIMD fused multiply-adds) where relaxedSimd() says this engine runs it, else
+   * attention_wasm.wasm; a relaxed build that fails to fetch or compile gives way to attention_wasm.wasm.
+   */
+  wasmFile?: 'attention_wasm.wasm' | 'attention_wasm_relaxed.wasm';
+  /** Emscripten's hook for instantiating the module yourself (e.g. from a module compiled earlier); return {}. */
+  instantiateWasm?: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object;
 }
 
-/** Instantiates the module once per call; share the result. */
+/** The fixed-SIMD build of the small module, every WebAssembly SIMD engine runs it: 'attention_wasm.wasm'. */
+export const FIXED_CORE: 'attention_wasm.wasm';
+/** The relaxed-SIMD build (fused multiply-adds; Chromium 114+, Firefox 146+): 'attention_wasm_relaxed.wasm'. */
+export const RELAXED_CORE: 'attention_wasm_relaxed.wasm';
+/** Whether this engine validates relaxed SIMD (a 49-byte probe module). */
+export function relaxedSimd(): boolean;
+/** The small module's build to load here: RELAXED_CORE where relaxedSimd(), else FIXED_CORE (under node, read it for wasmBinary). */
+export function coreFile(): 'attention_wasm.wasm' | 'attention_wasm_relaxed.wasm';
+/**
+ * Instantiates the small module once per call; share the result. Given wasmBinary (required under node)
+ * or instantiateWasm it uses those; otherwise it fetches options.wasmFile, by default coreFile() with
+ * attention_wasm.wasm as the fallback.
+ */
 export function loadAttention(options?: LoadOptions): Promise<AttentionCore>;
 /**
  * The same API from the larger module that also holds the trained models (loadModel): it imports

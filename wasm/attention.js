@@ -3,6 +3,9 @@
 // errors rethrown as AttentionError. Every number comes from the C++ core.
 // @ts-check
 import createAttentionModule from './attention_wasm.js';
+import { FIXED_CORE, coreFile } from './core-file.js';
+
+export { FIXED_CORE, RELAXED_CORE, coreFile, relaxedSimd } from './core-file.js';
 
 /** Raised for every shape or value problem; the message is the C++ core's. */
 export class AttentionError extends Error {
@@ -271,10 +274,51 @@ function exerciseApi(raw) {
 }
 // ---- end of by-hand practice ----------------------------------------------------------------------------
 
-/** Instantiates the wasm module. Under node pass {wasmBinary}; in a browser the .wasm beside the glue is fetched. */
+
+/**
+ * Instantiates the small wasm module. With options.wasmBinary (required under node) or
+ * options.instantiateWasm, from those. Otherwise it fetches one build itself: options.wasmFile, or else
+ * the relaxed-SIMD build (attention_wasm_relaxed.wasm, fused multiply-adds) where this engine validates
+ * relaxed SIMD (core-file.js, the page's check), else the fixed one (attention_wasm.wasm). A relaxed build
+ * that cannot be fetched or compiled gives way to the fixed one. It compiles the file itself and hands the
+ * glue the module, so a failing file is requested once (the glue would ask again on its own).
+ */
 /** @param {import('./attention.js').LoadOptions} [options] @returns {Promise<import('./attention.js').AttentionCore>} */
 export async function loadAttention(options = {}) {
-  return wrap(await createAttentionModule(options));
+  if (options.wasmBinary || options.instantiateWasm) return wrap(await createAttentionModule(options));
+  const first = options.wasmFile ?? coreFile();
+  let module;
+  try {
+    module = await compileFile(first, options.locateFile);
+  } catch (err) {
+    if (first === FIXED_CORE) throw err;
+    console.warn(`${err.message}; loading ${FIXED_CORE}`);
+    module = await compileFile(FIXED_CORE, options.locateFile);
+  }
+  const raw = await new Promise((resolve, reject) => {
+    const instantiateWasm = (imports, receive) => {
+      WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), reject);
+      return {}; // asynchronous: the glue waits for receive()
+    };
+    createAttentionModule({ ...options, instantiateWasm }).then(resolve, reject);
+  });
+  return wrap(raw);
+}
+
+/** A build of the small module fetched (beside this file, or where locateFile says) and compiled. */
+async function compileFile(file, locateFile) {
+  const beside = new URL('./', import.meta.url).href;
+  const url = typeof locateFile === 'function' ? locateFile(file, beside) : beside + file;
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
+    // Streaming compiles while the bytes arrive; it needs the wasm content type.
+    return typeof WebAssembly.compileStreaming === 'function' && response.headers.get('content-type') === 'application/wasm'
+      ? await WebAssembly.compileStreaming(response)
+      : await WebAssembly.compile(await response.arrayBuffer());
+  } catch (err) {
+    throw new AttentionError(`could not load ${file} from ${url} (${err?.message ?? err})`);
+  }
 }
 
 /**

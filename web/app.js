@@ -8,6 +8,7 @@
 // All maths happens in the wasm core, once per change (lib/compute.js).
 import { ByHand } from './lib/byhand/byhand.js';
 import { Figure } from './lib/figure/figure.js';
+import { holdHeight, staticHeight } from './lib/static-figure.js';
 import { FormulaLine } from './lib/figure/formula.js';
 import { CONTROLS, PRACTICE_KEYS, THEMES, fromParams, parseControls, toParams } from './lib/state.js';
 import { Store } from './lib/store.js';
@@ -36,15 +37,31 @@ const writeURL = () => {
   for (const key of PRACTICE_KEYS) if (here.has(key)) p.set(key, here.get(key));
   history.replaceState(null, '', `${location.pathname}?${p}`);
 };
-const figure = new Figure(document.getElementById('figure'), {
+// The static figure the build wrote into #figure (scripts/static-figure.mjs) stays in view until the
+// live one has drawn (style.css lays the live one out hidden meanwhile), then gives way; the box keeps
+// its height until the reader changes something: nothing below moves.
+const figureBox = document.getElementById('figure');
+const letGo = holdHeight(figureBox, staticHeight(figureBox));
+let staticFigure = figureBox.querySelector(':scope > .attention-static');
+figureBox.classList.toggle('static-pending', Boolean(staticFigure));
+const figure = new Figure(figureBox, {
   store,
   controls: parseControls(controls, CONTROLS),
   disclose: true,
   showStatus: true,
   theme,
   shareBase: () => location.origin + location.pathname,
-  onUserChange: writeURL,
+  onUserChange: () => {
+    letGo();
+    writeURL();
+  },
   onFirstDraw: () => document.documentElement.classList.add('figure-drawn'),
+  onDrawn: ({ busy }) => {
+    if (busy || !staticFigure) return;
+    staticFigure.remove();
+    staticFigure = null;
+    figureBox.classList.remove('static-pending');
+  },
 });
 // The tour sets the state stop by stop: the URL follows.
 store.subscribe((state) => state.tour !== null && writeURL());

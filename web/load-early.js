@@ -33,6 +33,12 @@ import { coreFile } from './lib/core-file.js';
       }),
     );
   }
+  // A link with a state of its own (or an embed, sized for its view): the static first figure in
+  // index.html, the default state's, is not shown (style.css); the live figure draws the link's state.
+  // The names: lib/state.js's STATE_KEYS (and its legacy scale), which this classic script does not import.
+  var linked =
+    /(^|[?&])(sentence2?|input|source|view|word|score|scale|temperature|mask|norm|diagonal|heads|seed|layer|head|blank|weights|dk|bias|full|tour|embed)=/;
+  if (linked.test(location.search)) document.documentElement.classList.add('linked-state');
   // The word vectors serve the figure and, below it, the walkthrough (even when the figure shows the model).
   compile(coreFile());
   read('vectors-first.bin'); // the frequent words: the first figure draws from these

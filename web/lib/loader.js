@@ -1,8 +1,8 @@
 // Loads the WebAssembly core, the word vectors and the trained models (decoder, encoder) once per page,
 // however many figures ask: one module-level promise each. Files resolve relative to this module's URL (the
 // bundle's location), so the widget works from any folder. The calls into the core live in compute.js.
-import { loadAttention, loadAttentionWithModel } from '#attention-core';
-import { FIXED_CORE, RELAXED_CORE, relaxedSimd } from './core-file.js';
+// The relaxed-SIMD check through the core's module (wasm/core-file.js), so a bundle holds it once.
+import { FIXED_CORE, RELAXED_CORE, loadAttention, loadAttentionWithModel, relaxedSimd } from '#attention-core';
 import { mergeVectors, shardFile } from './vectors-format.js';
 
 export { AttentionError } from '#attention-core';
@@ -61,15 +61,14 @@ function early(file) {
 }
 
 /**
- * A wasm module through its loader (loadAttention or loadAttentionWithModel), from `file`: the glue of
- * the small core asks for attention_wasm.wasm, and either of its builds answers (their glue is the
- * same: wasm/CMakeLists.txt checks it).
+ * A wasm module through its loader (loadAttention or loadAttentionWithModel), from `file`: either build
+ * of the small core runs under its one glue (wasm/CMakeLists.txt checks they match).
  */
 async function instantiate(load, file) {
-  const locateFile = (path) => assetURL(path === FIXED_CORE ? file : path);
+  const locateFile = (path) => assetURL(path);
   const module = await early(file);
-  // Without a compiled module Emscripten's glue fetches and compiles the file itself.
-  if (!(module instanceof WebAssembly.Module)) return load({ locateFile });
+  // Without a compiled module the API fetches and compiles `file` itself (wasmFile: loadAttention's).
+  if (!(module instanceof WebAssembly.Module)) return load({ locateFile, wasmFile: file });
   return new Promise((resolve, reject) => {
     const instantiateWasm = (imports, receive) => {
       WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module), reject);

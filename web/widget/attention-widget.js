@@ -18,12 +18,23 @@ import { assetURL } from '../lib/loader.js';
 import { Figure } from '../lib/figure/figure.js';
 import { LEGACY, STATE_KEYS, keyOf, paramOf, parseControls, parseValue } from '../lib/state.js';
 import { Store } from '../lib/store.js';
+import { holdHeight, staticHeight } from '../lib/static-figure.js';
 import { figureSheet } from '../lib/styles.js';
 
 export { loadCore, loadEncoder, loadModel, loadVectors, setAssetBase } from '../lib/loader.js';
 export { parseAttention, ImportError } from '../lib/importer.js';
 
 export const DEFAULT_CONTROLS = ['sentence', 'view', 'temperature'];
+
+// While a static figure shows (through the slot), the live one lays out hidden at the same width.
+let pendingSheet;
+function pendingStyles() {
+  if (!pendingSheet) {
+    pendingSheet = new CSSStyleSheet();
+    pendingSheet.replaceSync(':host { position: relative; } .af { position: absolute; top: 0; left: 0; right: 0; visibility: hidden; }');
+  }
+  return pendingSheet;
+}
 
 let hostSheet;
 function hostStyles() {
@@ -42,11 +53,27 @@ export class AttentionFigureElement extends HTMLElement {
   #store = null;
   #started = false;
   #srcLoad = 0;
+  #letGo = () => {};
+  #staticSlot = null;
 
   constructor() {
     super();
+    // A static figure in the light DOM (scripts/static-figure.mjs) stays in view through a slot until
+    // the live figure has drawn; the element keeps its height until the reader changes something, so
+    // the live figure takes its place without a shift.
+    const height = this.isConnected ? staticHeight(this) : 0;
     const shadow = this.attachShadow({ mode: 'open' });
-    shadow.adoptedStyleSheets = [hostStyles(), figureSheet()];
+    shadow.adoptedStyleSheets = [hostStyles(), figureSheet(), ...(height ? [pendingStyles()] : [])];
+    if (height) this.#staticSlot = shadow.appendChild(document.createElement('slot'));
+    this.#letGo = holdHeight(this, height);
+  }
+
+  /** The live figure has drawn (or has a message): the static one gives way, once. */
+  #takeOver() {
+    if (!this.#staticSlot) return;
+    this.#staticSlot.remove();
+    this.#staticSlot = null;
+    this.shadowRoot.adoptedStyleSheets = this.shadowRoot.adoptedStyleSheets.filter((sheet) => sheet !== pendingSheet);
   }
 
   connectedCallback() {
@@ -63,11 +90,14 @@ export class AttentionFigureElement extends HTMLElement {
         shareBase: () => new URL(this.getAttribute('page') ?? assetURL('../index.html'), document.baseURI).href,
         // The host says what its figure drew, so a page (or a test) can wait for it without reaching into the shadow root.
         onDrawn: ({ busy, drawn }) => {
+          if (!busy) this.#takeOver();
           this.setAttribute('aria-busy', String(busy));
           if (drawn) this.dataset.drawn = drawn;
         },
-        onUserChange: (state) =>
-          this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true })),
+        onUserChange: (state) => {
+          this.#letGo();
+          this.dispatchEvent(new CustomEvent('attention-change', { detail: { ...state }, bubbles: true, composed: true }));
+        },
       });
     }
     if (!this.#started) {
