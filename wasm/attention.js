@@ -274,7 +274,6 @@ function exerciseApi(raw) {
 }
 // ---- end of by-hand practice ----------------------------------------------------------------------------
 
-
 /**
  * Instantiates the small wasm module. With options.wasmBinary (required under node) or
  * options.instantiateWasm, from those. Otherwise it fetches one build itself: options.wasmFile, or else

@@ -185,10 +185,11 @@ for (const { name, path, host, drawnScope } of PAGES) {
 }
 
 test('a link with a state of its own does not show the default static figure (load-early.js knows every state name)', async () => {
-  const { STATE_KEYS, LEGACY } = await import('../../web/lib/state.js');
+  const { STATE_KEYS, LEGACY, paramOf } = await import('../../web/lib/state.js');
   const early = await readFile(join(root, 'web', 'load-early.js'), 'utf8');
   const names = new RegExp(early.match(/var linked =\s*\/(.*)\/;/)[1]);
-  for (const key of [...STATE_KEYS, ...Object.keys(LEGACY), 'embed']) assert.ok(names.test(`?${key}=1`), `load-early.js reads ${key}`);
+  for (const key of [...STATE_KEYS.map(paramOf), ...Object.keys(LEGACY), 'embed'])
+    assert.ok(names.test(`?${key}=1`), `load-early.js reads ${key}`);
   assert.ok(!names.test('?cold=1'), 'a parameter that is no state leaves the static figure');
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
