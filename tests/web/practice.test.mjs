@@ -314,9 +314,14 @@ test('predict, then reveal: a guess at a by-hand column, scored in one line agai
   });
   const column = [0, 1, 2, 3].map((i) => hand.weights.data[i * 4]);
   const top = column.indexOf(Math.max(...column));
+  // Before the guess, A and Z are covered: out of reach (inert), not only blurred.
+  const covered = () =>
+    page.$$eval('.hand-results .matrix-wrap', (boxes) => boxes.filter((b) => b.inert).map((b) => b.querySelector('table').dataset.name));
+  assert.deepEqual((await covered()).sort(), ['exact-output', 'exact-weights', 'hand-output', 'hand-weights']);
   await page.check(`#predict-pick-${top}`);
   await page.click('#predict-reveal');
   await page.waitForSelector('#predict[data-revealed="0"]');
+  assert.deepEqual(await covered(), [], 'revealed: A and Z uncovered');
   assert.equal(await page.textContent('#predict-result'), `Right: x${top + 1} gets ${column[top].toFixed(2)} of x1’s attention, the most.`);
   assert.equal(await page.locator('#predict .predict-bars li').count(), 4);
   // Weights of a quarter each: the overlap with the real column.

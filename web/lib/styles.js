@@ -166,7 +166,7 @@ export const FIGURE_CSS = `
 .af .switch-line { margin: 0; }
 .af .switch-notes summary { cursor: pointer; }
 .af .switch-notes p { margin: 0.3rem 0 0; }
-.af button.part-switch { font-size: 0.8rem; padding: 0.1rem 0.5rem; }
+.af button.part-switch { font-size: 0.8rem; padding: 0.1rem 0.5rem; position: relative; } /* holds its sr-only words inside a row that scrolls */
 .af button.part-switch[aria-pressed=true] { border-style: dashed; border-color: var(--af-unknown); color: var(--af-unknown); font-weight: 600; }
 .af .heatmap > button.part-switch { align-self: flex-start; margin-bottom: 0.2rem; }
 .af :is(.model-map, .heatmap).off { outline: 2px dashed var(--af-unknown); outline-offset: 2px; }

@@ -24,7 +24,8 @@ export class ByHand {
     const e = (this.els = {});
     e.message = h('p', { class: 'x-message', role: 'alert', hidden: true });
     e.inputs = h('div', { class: 'editor-row hand-inputs' });
-    e.results = h('div', { class: 'hand-results' });
+    // A and Z stay covered until the learner has guessed a column of A (or skipped the guess): predict first.
+    e.results = h('div', { class: 'hand-results veiled' });
     e.print = h('button', { type: 'button', id: 'print-worksheet' }, 'Print the worksheet (with an answer key)');
     e.reset = h('button', { type: 'button', id: 'hand-reset' }, 'Back to the example numbers');
     this.worksheet = new Worksheet(document.getElementById('worksheet'));
@@ -33,7 +34,11 @@ export class ByHand {
     new Predict(e.predict, {
       labels: TOKENS,
       queries: TOKENS,
-      title: 'Each column of A is one token’s attention over the tokens.',
+      title: 'Each column of A is one token’s attention over the tokens; A and Z below stay covered until you reveal.',
+      onReveal: () => {
+        e.results.classList.remove('veiled');
+        this.#veil();
+      },
       weightsOf: (j) => {
         const A = this.store.handGood?.hand.weights;
         return A ? Array.from({ length: A.rows }, (_, i) => A.data[i * A.cols + j]) : null;
@@ -166,6 +171,16 @@ export class ByHand {
       ),
       legend,
     );
+    this.#veil();
+  }
+
+  /** While veiled, A and Z are out of reach too (inert), not only blurred: a screen reader would read them out. */
+  #veil() {
+    const veiled = this.els.results.classList.contains('veiled');
+    for (const name of ['hand-weights', 'hand-output', 'exact-weights', 'exact-output']) {
+      const box = this.els.results.querySelector(`table[data-name="${name}"]`)?.closest('.matrix-wrap');
+      if (box) box.inert = veiled;
+    }
   }
 
   /** Prints the worksheet: givens filled, blank cells per step, then the answer key on a second page. */

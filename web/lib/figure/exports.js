@@ -5,6 +5,7 @@ import { toPNG, toSVG } from '../exporter.js';
 import { toJSON } from '../export-json.js';
 import { themeColours } from '../colour.js';
 import { CONTROLS, toParams } from '../state.js';
+import { SWITCHBAR_HEIGHT } from './switchbar.js';
 import { viewNamed } from '../views/registry.js';
 import { captionOf } from './notes.js';
 
@@ -37,7 +38,9 @@ export class FigureExports {
    */
   embedSnippet() {
     const state = this.figure.store.state;
-    const height = viewNamed(state.view).embedHeight(state, this.figure.store.shown);
+    const shown = this.figure.store.shown;
+    // A trained model's figure also holds the switchboard (switchbar.js), whatever the view.
+    const height = viewNamed(state.view).embedHeight(state, shown) + (shown?.kind === 'model' ? SWITCHBAR_HEIGHT : 0);
     const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
     return `<iframe src="${src}" title="Self-attention figure" width="100%" height="${height}" style="border:0" loading="lazy"></iframe>`;
   }

@@ -5,6 +5,9 @@
 import { h } from '../dom.js';
 import { MODES_DIFFER, MODE_NOTES, OFF_MODES, describeOff, offParts, toggled } from '../switches.js';
 
+/** How much taller the switchboard makes a figure of a trained model, for an embed's height (exports.js). */
+export const SWITCHBAR_HEIGHT = 160;
+
 export class SwitchBar {
   /** change(changes): the figure's change (to the store). */
   constructor(change) {

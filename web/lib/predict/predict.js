@@ -34,11 +34,13 @@ export class Predict {
   /**
    * root: where to draw. labels: the words (or tokens) of the column; queries: the labels one may ask
    * about; weightsOf(query): the real weights of that query's column, from the core (null while there is
-   * none). title: what is predicted.
+   * none). title: what is predicted. onReveal(): after a reveal, or when the learner skips the guess
+   * ("Just show me"), so the caller can uncover what it kept hidden until then.
    */
-  constructor(root, { labels, queries, weightsOf, title }) {
+  constructor(root, { labels, queries, weightsOf, title, onReveal }) {
     this.labels = labels;
     this.weightsOf = weightsOf;
+    this.onReveal = onReveal;
     const e = (this.els = {});
     e.query = h(
       'select',
@@ -71,6 +73,7 @@ export class Predict {
       ),
     );
     e.reveal = h('button', { type: 'button', id: 'predict-reveal' }, 'Reveal');
+    e.skip = h('button', { type: 'button', id: 'predict-skip' }, 'Just show me');
     e.result = h('p', { class: 'predict-result', id: 'predict-result', role: 'status', 'aria-live': 'polite' });
     e.real = h('div', { class: 'predict-real' });
     root.append(
@@ -78,7 +81,7 @@ export class Predict {
       h('p', {}, title, ' Which way does ', e.query, ' lean? Guess ', e.mode, ', then reveal.'),
       e.pick,
       e.weights,
-      h('div', { class: 'row' }, e.reveal),
+      h('div', { class: 'row' }, e.reveal, e.skip),
       e.result,
       e.real,
     );
@@ -94,6 +97,7 @@ export class Predict {
     });
     e.query.addEventListener('change', reset);
     e.reveal.addEventListener('click', () => this.reveal());
+    e.skip.addEventListener('click', () => this.onReveal?.());
     this.root = root;
   }
 
@@ -129,5 +133,6 @@ export class Predict {
       ),
     );
     this.root.dataset.revealed = String(query);
+    this.onReveal?.();
   }
 }

@@ -91,7 +91,8 @@ export default {
   label: 'Heads',
   hint: 'Each head attends with its own projections. Hover or tap a cell to read it.',
   View: HeadsView,
-  embedHeight: wordRowsHeight(1020, 0),
+  // A trained model's maps each carry a switch: a line more per row of maps (two rows at an article's width).
+  embedHeight: (state, shown) => wordRowsHeight(1020, 0)(state, shown) + (shown?.kind === 'model' ? 60 : 0),
   grid: true,
   drawsHeads: true,
   // The heads use the row softmax and draw every head: the Heads setting picks how many.
