@@ -248,3 +248,14 @@ test('a widget’s off and off-mode attributes switch its model’s heads off, a
     await page.close();
   }
 });
+
+test('a link naming a head the model does not have: the rest is switched off, and the switchboard says which it lacks', async () => {
+  const { page, problems } = await open(`?source=decoder&view=heatmap&off=1.2,9.9`, { source: 'decoder', off: '1.2,9.9' });
+  try {
+    const summary = await page.textContent('.switchbar .switch-summary');
+    assert.match(summary, /^head 1\.2 \(a head off is zero\)\. This 2-layer, 4-head model has no head 9\.9\.$/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});

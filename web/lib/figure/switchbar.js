@@ -3,7 +3,7 @@
 // sentences on what each way means. The heads' and layers' own switches are in the heads and every-layer
 // views (views/switch.js); all of them change the one state's `off` and `offMode`.
 import { h } from '../dom.js';
-import { MODES_DIFFER, MODE_NOTES, OFF_MODES, describeOff, offParts, toggled } from '../switches.js';
+import { MODES_DIFFER, MODE_NOTES, OFF_MODES, describeOff, headIsOff, layerIsOff, offParts, toggled } from '../switches.js';
 
 /** How much taller the switchboard makes a figure of a trained model, for an embed's height (exports.js). */
 export const SWITCHBAR_HEIGHT = 160;
@@ -43,17 +43,25 @@ export class SwitchBar {
   draw(state, result) {
     this.el.hidden = result?.kind !== 'model';
     if (this.el.hidden) return;
-    const parts = offParts(state.off),
-      any = Boolean(state.off);
-    this.summary.textContent = any
-      ? `${describeOff(parts)} (a head off is ${state.offMode}).`
-      : 'nothing. Switch a head or a layer off in the Heads or Every layer view.';
-    this.reset.hidden = !any;
+    // What is in force is the result's: a link may name parts this model does not have (they are named, not used).
+    const parts = result.model.off,
+      asked = offParts(state.off),
+      missing = [
+        ...asked.heads.filter(([l, h]) => !headIsOff(parts, l, h)).map(([l, h]) => `head ${l + 1}.${h + 1}`),
+        ...asked.layers.filter((l) => !layerIsOff(parts, l)).map((l) => `layer ${l + 1}`),
+      ];
+    const { layers, heads } = result.model;
+    this.summary.textContent =
+      (parts
+        ? `${describeOff(parts)}${parts.heads.length ? ` (a head off is ${state.offMode})` : ''}.`
+        : 'nothing. Switch a head or a layer off in the Heads or Every layer view.') +
+      (missing.length ? ` This ${layers}-layer, ${heads}-head model has no ${missing.join(' or ')}.` : '');
+    this.reset.hidden = !state.off;
     if (this.mode.value !== state.offMode) this.mode.value = state.offMode;
     this.modeNote.textContent = MODE_NOTES[state.offMode];
-    this.positions.setAttribute('aria-pressed', String(parts.positions));
+    this.positions.setAttribute('aria-pressed', String(asked.positions));
     this.positions.replaceChildren(
-      parts.positions ? 'Switched off: a bag of words' : 'Switch off',
+      asked.positions ? 'Switched off: a bag of words' : 'Switch off',
       h('span', { class: 'sr-only' }, ': the positional encoding'),
     );
     this.off = state.off;
