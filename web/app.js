@@ -7,6 +7,7 @@
 // uses), the formula above it, the step-by-step walkthrough, the by-hand sheet and the guided tour.
 // All maths happens in the wasm core, once per change (lib/compute.js).
 import { ByHand } from './lib/byhand/byhand.js';
+import { RowPredict } from './lib/predict/row.js';
 import { Figure } from './lib/figure/figure.js';
 import { holdHeight, staticHeight } from './lib/static-figure.js';
 import { FormulaLine } from './lib/figure/formula.js';
@@ -79,6 +80,8 @@ if (embed && window.parent !== window) {
 
 if (!embed) {
   new FormulaLine(document.getElementById('formula'), store);
+  // Predict, then reveal: the figure's plot stays covered until the reader has guessed a row.
+  new RowPredict(document.getElementById('predict-row'), { store, view: document.getElementById('plot') });
   // The parts below the figure are built after its first paint, so they never delay it.
   const rest = () => {
     const walkthrough = new Walkthrough(document.getElementById('explainer'), {

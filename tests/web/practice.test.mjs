@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { root, startSession } from './harness.mjs';
+import { drawn, embedShown, root, startSession } from './harness.mjs';
 
 const SHOTS = join(root, 'build', 'screenshots');
 const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -339,4 +339,29 @@ test('predict, then reveal: a guess at a by-hand column, scored in one line agai
   await page.waitForFunction(() => /sum to 1/.test(document.getElementById('predict-result').textContent));
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('predict, then reveal on the figure: the plot is covered until the guess, scored against the row the figure draws', async () => {
+  const sentence = 'the train left the station on time';
+  const { page, problems } = await open(`?sentence=${encodeURIComponent(sentence)}&word=1`);
+  try {
+    await drawn(page, { sentence, word: 1 });
+    await page.click('#predict-row-start');
+    assert.equal(await page.evaluate(() => document.getElementById('plot').inert), true, 'the plot is out of reach while guessing');
+    assert.equal(await page.inputValue('#predict-row-query'), '1', 'the selected word is the one asked about');
+    const { X } = embedShown(session, sentence);
+    const weights = session.core.parameterFree(X, Math.sqrt(session.vectors.dim)).weights;
+    const real = Array.from(weights.data.subarray(7, 14));
+    await page.check('#predict-row-pick-4');
+    await page.click('#predict-row-reveal');
+    await page.waitForSelector('#predict-row-card .predict-bars');
+    const top = real.indexOf(Math.max(...real));
+    const verdict = await page.textContent('#predict-row-result');
+    if (top === 4) assert.equal(verdict, `Right: station (5) gets ${real[4].toFixed(2)} of train (2)’s attention, the most.`);
+    else assert.ok(verdict.startsWith(`You picked station (5), which gets ${real[4].toFixed(2)} of train (2)’s attention`), verdict);
+    assert.equal(await page.evaluate(() => document.getElementById('plot').inert), false, 'revealed: the plot is back');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
 });

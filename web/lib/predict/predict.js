@@ -35,21 +35,22 @@ export class Predict {
    * root: where to draw. labels: the words (or tokens) of the column; queries: the labels one may ask
    * about; weightsOf(query): the real weights of that query's column, from the core (null while there is
    * none). title: what is predicted. onReveal(): after a reveal, or when the learner skips the guess
-   * ("Just show me"), so the caller can uncover what it kept hidden until then.
+   * ("Just show me"), so the caller can uncover what it kept hidden until then. id: the prefix of its
+   * elements' ids (two on one page need two); line: what is guessed, 'column' (by hand) or 'row' (heatmap).
    */
-  constructor(root, { labels, queries, weightsOf, title, onReveal }) {
+  constructor(root, { labels, queries, weightsOf, title, onReveal, id = 'predict', line = 'column' }) {
     this.labels = labels;
     this.weightsOf = weightsOf;
     this.onReveal = onReveal;
     const e = (this.els = {});
     e.query = h(
       'select',
-      { id: 'predict-query', 'aria-label': 'The token whose column you guess' },
+      { id: `${id}-query`, 'aria-label': `The token whose ${line} you guess` },
       ...queries.map((q, i) => h('option', { value: i }, q)),
     );
     e.mode = h(
       'select',
-      { id: 'predict-mode', 'aria-label': 'What you guess' },
+      { id: `${id}-mode`, 'aria-label': 'What you guess' },
       h('option', { value: 'pick' }, 'the word it looks at most'),
       h('option', { value: 'weights' }, 'weights that sum to 1'),
     );
@@ -57,7 +58,7 @@ export class Predict {
       'div',
       { class: 'predict-pick', role: 'radiogroup', 'aria-label': 'Your guess' },
       ...labels.map((l, i) =>
-        h('label', {}, h('input', { type: 'radio', name: 'predict-pick', value: i, id: `predict-pick-${i}`, checked: i === 0 }), ` ${l}`),
+        h('label', {}, h('input', { type: 'radio', name: `${id}-pick`, value: i, id: `${id}-pick-${i}`, checked: i === 0 }), ` ${l}`),
       ),
     );
     e.weights = h(
@@ -68,13 +69,13 @@ export class Predict {
           'label',
           {},
           `${l} `,
-          h('input', { type: 'number', id: `predict-w-${i}`, min: 0, max: 1, step: 0.05, value: num(1 / labels.length, 2) }),
+          h('input', { type: 'number', id: `${id}-w-${i}`, min: 0, max: 1, step: 0.05, value: num(1 / labels.length, 2) }),
         ),
       ),
     );
-    e.reveal = h('button', { type: 'button', id: 'predict-reveal' }, 'Reveal');
-    e.skip = h('button', { type: 'button', id: 'predict-skip' }, 'Just show me');
-    e.result = h('p', { class: 'predict-result', id: 'predict-result', role: 'status', 'aria-live': 'polite' });
+    e.reveal = h('button', { type: 'button', id: `${id}-reveal` }, 'Reveal');
+    e.skip = h('button', { type: 'button', id: `${id}-skip` }, 'Just show me');
+    e.result = h('p', { class: 'predict-result', id: `${id}-result`, role: 'status', 'aria-live': 'polite' });
     e.real = h('div', { class: 'predict-real' });
     root.append(
       h('h4', {}, 'Predict, then reveal'),
@@ -111,7 +112,7 @@ export class Predict {
     if (e.mode.value === 'pick') {
       guess = { pick: Number(e.pick.querySelector('input:checked')?.value ?? 0) };
     } else {
-      const weights = this.labels.map((_, i) => Number(document.getElementById(`predict-w-${i}`).value));
+      const weights = [...e.weights.querySelectorAll('input')].map((input) => Number(input.value));
       const total = weights.reduce((a, b) => a + b, 0);
       if (weights.some((w) => !Number.isFinite(w) || w < 0) || Math.abs(total - 1) > 0.011) {
         e.result.textContent = `Your weights must be 0 or more and sum to 1 (they sum to ${num(total, 2)}).`;
