@@ -340,6 +340,7 @@ const char* lookup_name(Lookup lookup) {
   switch (lookup) {
     case Lookup::Known: return "known";
     case Lookup::Stemmed: return "stemmed";
+    case Lookup::Composed: return "composed";  // subword block below
     case Lookup::Unknown: break;
   }
   return "unknown";
