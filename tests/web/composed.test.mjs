@@ -53,10 +53,13 @@ test('a composed word: its shards only, the core’s numbers, and a note naming 
     );
     const notes = await page.$$eval('#notes li', (items) => items.map((li) => li.textContent));
     const paranoid = notes.find((n) => n.startsWith('‘paranoid’'));
-    assert.match(paranoid, /composed from its pieces: <pa, <par, <para, <paran, par, para, paran, parano, …/);
+    assert.match(
+      paranoid,
+      /its vector is composed from its pieces: <pa, par, ara, ran, ano, noi, oid, id>, … \(the mean of 26 character n-grams’ vectors/,
+    );
     assert.match(
       notes.find((n) => n.startsWith('‘murphy’s’')) ?? notes.find((n) => n.startsWith("‘murphy's’")),
-      /vector of ‘murphy’ is composed from its pieces: <mu/,
+      /it uses the vector of ‘murphy’, composed from its pieces: <mu, mur, urp, rph, phy, hy>, <mur, murp, …/,
     );
     assert.ok(
       notes.some((n) => n.startsWith('‘you’ve’') || n.startsWith("‘you've’")),

@@ -105,12 +105,19 @@ export function optionNotes(state, result, { imported }) {
 /** How many of a composed word's pieces its note names before "…". */
 const PIECES_SHOWN = 8;
 
-/** The note of a word whose vector fastText's character n-grams composed (lookup 'composed'). */
+/**
+ * The note of a word whose vector fastText's character n-grams composed (lookup 'composed'). Its pieces
+ * come in fastText's order (by start, then length); the note names the shortest first ("mur, urp, …"),
+ * which read as the word spelled out.
+ */
 function composedNote(t) {
   const pieces = t.pieces ?? [];
-  const named = pieces.slice(0, PIECES_SHOWN).join(', ') + (pieces.length > PIECES_SHOWN ? ', …' : '');
-  const of = t.matched !== t.text ? ` of ‘${t.matched}’` : '';
-  return ` is not in the vocabulary: its vector${of} is composed from its pieces: ${named} (the mean of ${pieces.length} character n-grams’ vectors, as fastText composes a word it never saw).`;
+  const ordered = [...pieces].sort((a, b) => [...a].length - [...b].length);
+  const named = ordered.slice(0, PIECES_SHOWN).join(', ') + (pieces.length > PIECES_SHOWN ? ', …' : '');
+  const how = `composed from its pieces: ${named} (the mean of ${pieces.length} character n-grams’ vectors, as fastText composes a word it never saw).`;
+  return t.matched !== t.text
+    ? ` is not in the vocabulary: it uses the vector of ‘${t.matched}’, ${how}`
+    : ` is not in the vocabulary: its vector is ${how}`;
 }
 
 /** A note per word outside the vocabulary: how the source looked it up (stemmed, composed or unknown). */
