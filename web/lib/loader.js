@@ -18,7 +18,7 @@ let encoderPromise = null;
 
 /**
  * Where the bundle's files live: the wasm modules (the small core's two builds and the model's), the
- * model module's glue (loadAttentionWithModel asks locateFile for it too), vectors-first.bin, vectors-shards/, vectors.bin, model.bin, encoder.bin and the
+ * model module's glue (loadAttentionWithModel asks locateFile for it too), vectors-first.bin, vectors-shards/, vectors-composed/, vectors.bin, model.bin, encoder.bin and the
  * compare view's module. Default: beside this bundle; setAssetBase() moves them all (the widget exports it). Call it
  * before the first load: what has loaded stays loaded.
  */
