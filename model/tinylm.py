@@ -63,18 +63,74 @@ def chunks(tokens, context):
 # ---- vocabulary ----------------------------------------------------------------------------------------
 
 
-def stem_candidates(word):
-    """The inflections attn::stem_candidates strips, in the same order ("stations" -> "station").
-    Lengths are in UTF-8 bytes as in C++; a candidate is only used when it has at least 2 bytes."""
-    raw = word.encode("utf-8")
-    out = []
-    for suffix, replacement in ((b"'s", b""), (b"ies", b"y"), (b"es", b""), (b"s", b""), (b"ing", b""),
-                                (b"ing", b"e"), (b"ed", b""), (b"ed", b"e"), (b"ly", b"")):
+def _suffix_stems(raw, out):
+    """attn's suffix_stems (core/src/word_vectors.cpp) on UTF-8 bytes, appending to out."""
+    def strip(suffix, replacement):
         if len(raw) > len(suffix) and raw.endswith(suffix):
             stem = raw[:-len(suffix)] + replacement
             if len(stem) >= 2:
-                out.append(stem.decode("utf-8", errors="surrogateescape"))
-    return out
+                out.append(stem)
+
+    def strip_doubled(suffix):
+        n = len(suffix)
+        if not raw.endswith(suffix) or len(raw) < n + 3:
+            return
+        a, b = raw[-n - 1:len(raw) - n], raw[-n - 2:len(raw) - n - 1]
+        if a == b and a not in b"aeiou" and b"a" <= a <= b"z":
+            out.append(raw[:-n - 1])
+
+    for suffix, replacement in ((b"'s", b""), (b"ies", b"y"), (b"es", b""), (b"s", b""), (b"ing", b""),
+                                (b"ing", b"e"), (b"ed", b""), (b"ed", b"e"), (b"ly", b"")):
+        strip(suffix, replacement)
+    for whole, head in ((b"won't", b"will"), (b"shan't", b"shall"), (b"can't", b"can")):
+        if raw == whole:
+            out.append(head)
+    for contraction in (b"n't", b"'ve", b"'re", b"'ll", b"'d", b"'m", b"s'"):
+        strip(contraction, b"")
+    strip(b"ied", b"y")
+    strip(b"ier", b"y")
+    strip(b"iest", b"y")
+    for suffix in (b"ed", b"ing", b"er", b"est"):
+        strip_doubled(suffix)
+    for suffix, replacement in ((b"er", b""), (b"er", b"e"), (b"est", b""), (b"est", b"e")):
+        strip(suffix, replacement)
+
+
+def _number_stems(raw, out):
+    digits = 0
+    while digits < len(raw) and raw[digits:digits + 1].isdigit():
+        digits += 1
+    if digits == 0:
+        return
+    rest = raw[digits:]
+    if rest not in (b"", b"st", b"nd", b"rd", b"th", b"s"):
+        return
+    number = bytearray(raw[:digits])
+    if rest:
+        out.append(bytes(number))
+    for k in range(len(number) - 1, 0, -1):
+        if number[k] == ord("0"):
+            continue
+        number[k] = ord("0")
+        out.append(bytes(number))
+
+
+def stem_candidates(word):
+    """The stems attn::stem_candidates tries, in the same order ("stations" -> "station", "you've" -> "you",
+    "replied" -> "reply", "95" -> "90", "non-linear" -> "linear"). Lengths are in UTF-8 bytes as in C++;
+    a stem is only used when it has at least 2 bytes, or is a number."""
+    raw = word.encode("utf-8", errors="surrogateescape")
+    out = []
+    _suffix_stems(raw, out)
+    _number_stems(raw, out)
+    hyphen = raw.rfind(b"-")
+    if hyphen != -1 and hyphen + 1 < len(raw):
+        last = raw[hyphen + 1:]
+        if len(last) >= 2 or last[:1].isdigit():
+            out.append(last)
+        _suffix_stems(last, out)
+        _number_stems(last, out)
+    return [s.decode("utf-8", errors="surrogateescape") for s in out]
 
 
 class Vocabulary:

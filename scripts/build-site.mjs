@@ -22,6 +22,7 @@
 //   LICENSE                the project's MIT licence (also at build/site/)
 //   WORDNET-LICENSE        data/WORDNET-LICENSE (also at build/site/): vectors.bin and the models derive from
 //                          WordNet 3.0, whose licence asks to travel with every copy
+//   SCOWL-LICENSE          data/SCOWL-LICENSE (also at build/site/): vectors-composed/ lists words of SCOWL
 // and examples/ (article-like pages embedding the widget) into build/site/examples/.
 // Needs the wasm build first:  emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm
 import { build } from 'esbuild';
@@ -29,7 +30,7 @@ import { copyFile, mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { SHARDS, shardFile, shardOf, subsetVectors } from './vectors-file.mjs';
+import { SHARDS, composedShardFile, shardFile, shardOf, subsetVectors, vectorsLayout } from './vectors-file.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'build', 'site');
@@ -67,6 +68,9 @@ const copies = [
   [join(root, 'data', 'WORDNET-LICENSE'), 'WORDNET-LICENSE'],
   [join(root, 'LICENSE'), 'widget/LICENSE'],
   [join(root, 'data', 'WORDNET-LICENSE'), 'widget/WORDNET-LICENSE'],
+  // vectors-composed/ lists words of the wamerican (SCOWL) word list, whose notice travels with it.
+  [join(root, 'data', 'SCOWL-LICENSE'), 'SCOWL-LICENSE'],
+  [join(root, 'data', 'SCOWL-LICENSE'), 'widget/SCOWL-LICENSE'],
 ];
 const exampleFiles = ['index.html', 'dark.html', 'article.css', 'favicon.svg'];
 for (const f of exampleFiles) copies.push([join(root, 'examples', f), `examples/${f}`]);
@@ -229,10 +233,20 @@ for (let id = 0; id < SHARDS; id++) {
   for (const dir of ['', 'widget/']) await writeFile(join(out, dir, shardFile(id)), shard);
 }
 
+// Issue 24: the vectors composed from character n-grams (data/vectors-composed.bin) split the same way;
+// the page fetches a composed shard only for a word neither the table nor its stems have.
+const composed = await readFile(join(root, 'data', 'vectors-composed.bin'));
+const composedShard = vectorsLayout(composed).words.map(shardOf);
+for (const dir of ['', 'widget/']) await mkdir(join(out, dir, 'vectors-composed'), { recursive: true });
+for (let id = 0; id < SHARDS; id++) {
+  const shard = subsetVectors(composed, (i) => composedShard[i] === id);
+  for (const dir of ['', 'widget/']) await writeFile(join(out, dir, composedShardFile(id)), shard);
+}
+
 const rows = [];
 async function list(dir, prefix = '') {
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (entry.name === 'vectors-shards') {
+    if (entry.name === 'vectors-shards' || entry.name === 'vectors-composed') {
       // One line for the shards (their sizes, summed), not 128.
       const sizes = await Promise.all(
         (await readdir(join(dir, entry.name))).map(async (f) => {
@@ -240,7 +254,7 @@ async function list(dir, prefix = '') {
           return [bytes.length, gzipSync(bytes, { level: 9 }).length];
         }),
       );
-      rows.push([`${prefix}vectors-shards/ (${sizes.length} files)`, ...sizes.reduce((a, b) => [a[0] + b[0], a[1] + b[1]], [0, 0])]);
+      rows.push([`${prefix}${entry.name}/ (${sizes.length} files)`, ...sizes.reduce((a, b) => [a[0] + b[0], a[1] + b[1]], [0, 0])]);
     } else if (entry.isDirectory()) await list(join(dir, entry.name), `${prefix}${entry.name}/`);
     else {
       const bytes = await readFile(join(dir, entry.name));

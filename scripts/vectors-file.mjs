@@ -4,7 +4,7 @@
 // format itself, shared with the page, is web/lib/vectors-format.js).
 import { vectorsLayout } from '../web/lib/vectors-format.js';
 
-export { mergeVectors, shardFile, shardOf, SHARDS, subsetVectors, vectorsLayout } from '../web/lib/vectors-format.js';
+export { composedShardFile, mergeVectors, shardFile, shardOf, SHARDS, subsetVectors, vectorsLayout } from '../web/lib/vectors-format.js';
 
 /** The words and their de-quantised float32 rows (row i at data[i·dim …]), as the core computes them. */
 export function parseVectors(bytes) {

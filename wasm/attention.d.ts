@@ -96,9 +96,14 @@ export interface MultiHeadResult<K extends Step = Step> {
 
 export interface EmbeddedToken {
   text: string;
-  /** 'known': in the vocabulary; 'stemmed': an inflection stripped matched `matched`; 'unknown': zero vector. */
-  lookup: 'known' | 'stemmed' | 'unknown';
+  /**
+   * 'known': in the vocabulary; 'stemmed': an inflection stripped matched `matched`; 'composed': `matched`
+   * (the token or a stem) is in the attached composed table (WordVectors.attachComposed); 'unknown': zero vector.
+   */
+  lookup: 'known' | 'stemmed' | 'composed' | 'unknown';
   matched: string;
+  /** For 'composed' only: fastText's character n-grams of `matched`, whose rows the vector averages. */
+  pieces?: string[];
 }
 
 export interface Embedding {
@@ -119,6 +124,12 @@ export interface Neighbour {
 export interface WordVectors {
   readonly size: number;
   readonly dim: number;
+  /**
+   * Attaches vectors composed from character n-grams (data/vectors-composed.bin, or a file of its rows in
+   * the same format) for words this table and its stems lack; returns this table. Throws AttentionError
+   * for bytes that are not a vectors file or of another dimension.
+   */
+  attachComposed(bytes: Uint8Array | ArrayBuffer): WordVectors;
   /** Tokenise and embed; throws AttentionError for no tokens or more than maxTokens (default 256). */
   embed(text: string, maxTokens?: number): Embedding;
   /**
@@ -387,9 +398,13 @@ export interface AttentionCore extends ExerciseApi {
   tokenize(text: string): string[];
   /**
    * The stems the core tries, in order, when a word is not in the vocabulary (common inflections
-   * stripped: "stations" → "station"; "cities" → "city"); at least 2 bytes each, possibly none.
+   * stripped: "stations" → "station"; "cities" → "city"; contractions: "you've" → "you"; "replied" →
+   * "reply"; numbers: "95" → "90"; a hyphenated word's last part); at least 2 bytes each but numbers,
+   * possibly none.
    */
   stemCandidates(word: string): string[];
+  /** fastText's character n-grams of a word, 3 to 6 characters of "<word>" ("<mu", "<mur", …); none for "". */
+  subwordPieces(word: string): string[];
   /**
    * Seed 000's equation I: softmax(X Xᵀ / constant) X. Q = K = V = X. score 'dot' (default) or
    * 'cosine' (softmax(cos(x_i, x_j) / constant) X). With `keep`, only those steps:

@@ -355,6 +355,16 @@ function wrap(raw) {
       this.size = handle.size();
       this.dim = handle.dim();
     }
+    /**
+     * Attaches vectors composed from character n-grams (data/vectors-composed.bin, or a file of its rows)
+     * for words this table lacks: such a token then has lookup 'composed' and its pieces. Returns this.
+     */
+    attachComposed(bytes) {
+      if (!this.#handle) throw new AttentionError('these word vectors were deleted');
+      const error = this.#handle.attachComposed(bytesOf(bytes, 'attachComposed'));
+      if (error instanceof Error) throw new AttentionError(error.message);
+      return this;
+    }
     embed(text, maxTokens = 256) {
       if (!this.#handle) throw new AttentionError('these word vectors were deleted');
       if (typeof text !== 'string') throw new AttentionError('embed needs a string');
@@ -623,6 +633,11 @@ function wrap(raw) {
     tokenize(text) {
       if (typeof text !== 'string') throw new AttentionError('tokenize needs a string');
       return checked(raw.tokenize(text));
+    },
+    /** fastText's character n-grams of a word ("<mu", "<mur", …): the pieces a composed vector averages. */
+    subwordPieces(word) {
+      if (typeof word !== 'string') throw new AttentionError('subwordPieces needs a string');
+      return raw.subwordPieces(word);
     },
     stemCandidates(word) {
       if (typeof word !== 'string') throw new AttentionError('stemCandidates needs a string');

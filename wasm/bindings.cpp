@@ -22,6 +22,7 @@
 #endif
 #include "attention/nearest.hpp"
 #include "attention/streaming.hpp"
+#include "attention/subwords.hpp"
 #include "attention/text.hpp"
 
 using emscripten::val;
@@ -340,12 +341,15 @@ const char* lookup_name(Lookup lookup) {
   switch (lookup) {
     case Lookup::Known: return "known";
     case Lookup::Stemmed: return "stemmed";
+    case Lookup::Composed: return "composed";  // subword block below
     case Lookup::Unknown: break;
   }
   return "unknown";
 }
 
-// An embedding's tokens as JS objects { text, lookup, matched }.
+val subword_pieces_js(std::string word);  // the subword block below
+
+// An embedding's tokens as JS objects { text, lookup, matched }, and for a composed vector its pieces.
 val tokens_of(const Embedding& e) {
   val tokens = val::array();
   for (const EmbeddedToken& t : e.tokens) {
@@ -353,6 +357,7 @@ val tokens_of(const Embedding& e) {
     token.set("text", t.text);
     token.set("lookup", std::string(lookup_name(t.lookup)));
     token.set("matched", t.matched);
+    if (t.lookup == Lookup::Composed) token.set("pieces", subword_pieces_js(t.matched));
     tokens.call<void>("push", token);
   }
   return tokens;
@@ -367,6 +372,15 @@ class WordVectorsHandle {
       // The table keeps the file's bytes: hand it this copy rather than have it make a second one.
       table_ = WordVectors::parse(emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes));
       loaded_ = true;
+      return val::null();
+    });
+  }
+  // Attaches vectors composed from character n-grams (data/vectors-composed.bin or shards of it) for the
+  // words the table lacks (WordVectors::with_composed; the subword block below). Null, or an Error.
+  val attach_composed(val bytes) {
+    return guarded([&] {
+      if (!loaded_) throw AttentionError("load the word vectors before attaching composed ones");
+      table_ = table_.with_composed(WordVectors::parse(emscripten::convertJSArrayToNumberVector<std::uint8_t>(bytes)));
       return val::null();
     });
   }
@@ -783,6 +797,16 @@ val memory_stats_js() {
   return out;
 }
 
+// ---- subwords (issue 24): how a composed vector was made ------------------------------------------------
+// fastText's character n-grams of a word (attention/subwords.hpp), "<" and ">" marking its ends: the
+// pieces whose rows a composed vector averages. An empty word has none (an empty array, not an error).
+val subword_pieces_js(std::string word) {
+  val out = val::array();
+  if (word.empty()) return out;
+  for (const Subword& piece : fasttext_subwords(word)) out.call<void>("push", piece.text);
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_core) {
@@ -810,6 +834,7 @@ EMSCRIPTEN_BINDINGS(attention_core) {
   emscripten::class_<WordVectorsHandle>("WordVectors")
       .constructor<>()
       .function("load", &WordVectorsHandle::load)
+      .function("attachComposed", &WordVectorsHandle::attach_composed)
       .function("size", &WordVectorsHandle::size)
       .function("dim", &WordVectorsHandle::dim)
       .function("embed", &WordVectorsHandle::embed);
@@ -837,3 +862,6 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("nearest", &LanguageModelHandle::nearest);
 #endif
 }
+
+// The subword additions (issue 24), kept apart from the bindings above.
+EMSCRIPTEN_BINDINGS(attention_subwords) { emscripten::function("subwordPieces", &subword_pieces_js); }

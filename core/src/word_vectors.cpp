@@ -28,13 +28,27 @@ bool ends_with(const std::string& s, const char* suffix) {
 
 }  // namespace
 
-std::vector<std::string> stem_candidates(std::string_view word) {
-  const std::string w(word);
-  std::vector<std::string> stems;
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_vowel(char c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; }
+
+// The inflection and contraction rules for one word (no hyphen or number handling), appended to `stems`.
+// The first nine are the original rules, in their original order: a word they stemmed before still
+// stems to the same word, so the trained models see the same ids for every word they saw before.
+// What follows only reaches words that used to fall through.
+void suffix_stems(const std::string& w, std::vector<std::string>& stems) {
   auto strip = [&](const char* suffix, const char* replacement) {
     if (!ends_with(w, suffix)) return;
     std::string stem = w.substr(0, w.size() - std::strlen(suffix)) + replacement;
     if (stem.size() >= 2) stems.push_back(std::move(stem));
+  };
+  // A doubled final consonant is undone too: "bigger" -> "big", "stopped" -> "stop".
+  auto strip_doubled = [&](const char* suffix) {
+    const std::size_t n = std::strlen(suffix);
+    if (!ends_with(w, suffix) || w.size() < n + 3) return;
+    const char a = w[w.size() - n - 1], b = w[w.size() - n - 2];
+    if (a == b && !is_vowel(a) && a >= 'a' && a <= 'z') stems.push_back(w.substr(0, w.size() - n - 1));
   };
   strip("'s", "");
   strip("ies", "y");
@@ -45,6 +59,61 @@ std::vector<std::string> stem_candidates(std::string_view word) {
   strip("ed", "");
   strip("ed", "e");
   strip("ly", "");
+  // Contractions: the word the reader contracted ("you've" -> "you", "aren't" -> "are"). One token with
+  // its head word's vector, not "you" + "'ve": the corpus the vectors and the models were trained on was
+  // tokenised with the apostrophe inside the word, so splitting it would change every model's inputs.
+  if (w == "won't") stems.emplace_back("will");
+  if (w == "shan't") stems.emplace_back("shall");
+  if (w == "can't") stems.emplace_back("can");
+  for (const char* contraction : {"n't", "'ve", "'re", "'ll", "'d", "'m", "s'"}) strip(contraction, "");
+  // Past tense and comparatives: "replied" -> "reply", "happier" -> "happy", "smarter" -> "smart".
+  strip("ied", "y");
+  strip("ier", "y");
+  strip("iest", "y");
+  strip_doubled("ed");
+  strip_doubled("ing");
+  strip_doubled("er");
+  strip_doubled("est");
+  strip("er", "");
+  strip("er", "e");
+  strip("est", "");
+  strip("est", "e");
+}
+
+// Numbers the table lacks: "95" -> "90", "1987" -> "1980" -> "1900" -> "1000" (the nearest rounder
+// number the corpus is likely to have); an ordinal's number first ("95th" -> "95" -> "90"). These stems
+// may be one digit long ("5th" -> "5").
+void number_stems(const std::string& w, std::vector<std::string>& stems) {
+  std::size_t digits = 0;
+  while (digits < w.size() && is_digit(w[digits])) ++digits;
+  if (digits == 0) return;
+  const std::string rest = w.substr(digits);
+  if (!rest.empty() && rest != "st" && rest != "nd" && rest != "rd" && rest != "th" && rest != "s") return;
+  std::string number = w.substr(0, digits);
+  if (!rest.empty()) stems.push_back(number);
+  for (std::size_t k = number.size(); k-- > 1;) {
+    if (number[k] == '0') continue;
+    number[k] = '0';
+    stems.push_back(number);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> stem_candidates(std::string_view word) {
+  const std::string w(word);
+  std::vector<std::string> stems;
+  suffix_stems(w, stems);
+  number_stems(w, stems);
+  // A hyphenated word the table lacks takes its last part, the head of an English compound
+  // ("non-linear" -> "linear", "well-paid" -> "paid"), or that part's stems.
+  const std::size_t hyphen = w.rfind('-');
+  if (hyphen != std::string::npos && hyphen + 1 < w.size()) {
+    const std::string last = w.substr(hyphen + 1);
+    if (last.size() >= 2 || is_digit(last[0])) stems.push_back(last);
+    suffix_stems(last, stems);
+    number_stems(last, stems);
+  }
   return stems;
 }
 
@@ -180,6 +249,15 @@ Embedding WordVectors::embed_first(std::string_view text, std::size_t max_tokens
   return out;
 }
 
+WordVectors WordVectors::with_composed(WordVectors composed) const {
+  if (composed.size() > 0 && size() > 0 && composed.dim() != dim())
+    fail("the composed vectors have %lld dimensions, the word vectors %lld", detail::ll(composed.dim()),
+         detail::ll(dim()));
+  WordVectors out = *this;
+  out.composed_ = std::make_shared<const WordVectors>(std::move(composed));
+  return out;
+}
+
 Embedding WordVectors::embed_tokens(std::vector<std::string> tokens) const {
   Embedding out;
   out.total = tokens.size();
@@ -192,12 +270,24 @@ Embedding WordVectors::embed_tokens(std::vector<std::string> tokens) const {
       token.matched = token.text;
     } else {
       // Inflections the corpus may lack ("stations", "cashing"): take the first stem the vocabulary has.
-      for (const std::string& stem : stem_candidates(token.text))
+      const std::vector<std::string> stems = stem_candidates(token.text);
+      for (const std::string& stem : stems)
         if ((row = find(stem)) >= 0) {
           token.lookup = Lookup::Stemmed;
           token.matched = stem;
           break;
         }
+      // Then the composed table: the word as typed, else its stems ("murphy's" -> "murphy").
+      if (row < 0 && composed_ && composed_->size() > 0 && composed_->dim() == dim()) {
+        Index composed_row = composed_->find(token.text);
+        if (composed_row >= 0) token.matched = token.text;
+        for (std::size_t s = 0; composed_row < 0 && s < stems.size(); ++s)
+          if ((composed_row = composed_->find(stems[s])) >= 0) token.matched = stems[s];
+        if (composed_row >= 0) {
+          token.lookup = Lookup::Composed;
+          composed_->dequantise(composed_row, out.X.data() + static_cast<Index>(t) * dim());
+        }
+      }
     }
     if (row >= 0) dequantise(row, out.X.data() + static_cast<Index>(t) * dim());  // X is row-major
     out.tokens.push_back(std::move(token));

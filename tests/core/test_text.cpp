@@ -184,6 +184,38 @@ TEST_CASE("embed marks unknown words with a zero vector and stems inflections", 
   REQUIRE_THROWS_WITH(table.embed("the the the", 2), Contains("3 tokens; at most 2"));
 }
 
+TEST_CASE("stem candidates: the old rules first, then contractions, -ied/-ier/-iest, numbers, hyphens",
+          "[text][stems]") {
+  // The original nine rules keep their order, so a word that stemmed before stems the same way.
+  REQUIRE(stem_candidates("stations") == Strings{"station"});
+  REQUIRE(stem_candidates("cities") == Strings{"city", "citi", "citie"});
+  REQUIRE(stem_candidates("cashing") == Strings{"cash", "cashe"});
+  REQUIRE(stem_candidates("you've") == Strings{"you"});
+  REQUIRE(stem_candidates("aren't") == Strings{"are"});
+  REQUIRE(stem_candidates("they'll") == Strings{"they"});
+  REQUIRE(stem_candidates("i'd") == Strings{});  // "i" is one byte: too short to be trusted
+  REQUIRE(stem_candidates("won't")[0] == "will");
+  REQUIRE(stem_candidates("students'") == Strings{"student"});
+  REQUIRE(stem_candidates("replied") == Strings{"repli", "replie", "reply"});
+  REQUIRE(stem_candidates("happier") == Strings{"happy", "happi", "happie"});
+  REQUIRE(stem_candidates("happiest") == Strings{"happy", "happi", "happie"});
+  REQUIRE(stem_candidates("smarter") == Strings{"smart", "smarte"});
+  REQUIRE(stem_candidates("bigger")[0] == "big");
+  REQUIRE(stem_candidates("stopped") == Strings{"stopp", "stoppe", "stop"});
+  REQUIRE(stem_candidates("95") == Strings{"90"});
+  REQUIRE(stem_candidates("1987") == Strings{"1980", "1900", "1000"});
+  REQUIRE(stem_candidates("3rd") == Strings{"3"});
+  REQUIRE(stem_candidates("95th") == Strings{"95", "90"});
+  REQUIRE(stem_candidates("100") == Strings{});
+  REQUIRE(stem_candidates("3x") == Strings{});  // not a number, not an ordinal
+  REQUIRE(stem_candidates("non-linear") == Strings{"linear"});
+  REQUIRE(stem_candidates("well-paid") == Strings{"paid"});
+  REQUIRE(stem_candidates("x-5") == Strings{"5"});
+  REQUIRE(stem_candidates("a-") == Strings{});
+  REQUIRE(stem_candidates("") == Strings{});
+  REQUIRE(stem_candidates("-") == Strings{});
+}
+
 TEST_CASE("malformed vectors files are refused with a reason", "[text][vectors][errors]") {
   auto bytes = vectors_file({"a", "b"}, {{1}, {2}}, {1, 1});
   auto parse = [](const std::vector<std::uint8_t>& b) { return WordVectors::parse(b.data(), b.size()); };
@@ -228,4 +260,50 @@ TEST_CASE("committed vectors: 'check' weighs 'cashed' and 'bank' above the funct
       INFO(content << " vs " << function);
       REQUIRE(s.steps.weights(check, s.at(content)) > s.steps.weights(check, s.at(function)));
     }
+}
+
+TEST_CASE("committed vectors: the contractions, inflections, numbers and compounds readers type", "[text][data]") {
+  // Issue 24's words that used to get a zero vector, and the word whose vector each now borrows.
+  const WordVectors table = committed_table();
+  const std::vector<std::pair<const char*, const char*>> expected = {{"you've", "you"},        {"aren't", "are"},
+                                                                     {"they'll", "they"},      {"replied", "reply"},
+                                                                     {"smarter", "smart"},     {"95", "90"},
+                                                                     {"3rd", "3rd"},           {"95th", "90"},
+                                                                     {"non-linear", "linear"}, {"happiest", "happy"}};
+  for (const auto& [word, matched] : expected) {
+    INFO(word);
+    REQUIRE((table.find(word) == -1 || std::string(word) == matched));
+    const Embedding e = table.embed(word, 1);
+    REQUIRE(e.tokens[0].matched == matched);
+    REQUIRE(e.tokens[0].lookup == (std::string(word) == matched ? Lookup::Known : Lookup::Stemmed));
+    REQUIRE(!e.X.row(0).isZero(0));
+  }
+}
+
+TEST_CASE("an attached composed table fills in words the table and its stems lack", "[text][vectors][subwords]") {
+  const WordVectors table = small_table();
+  const auto composed_bytes = vectors_file({"murphy", "zebra", "train"}, {{3, 4}, {-1, 1}, {9, 9}}, {1, 0.5f, 1});
+  const WordVectors both = table.with_composed(WordVectors::parse(composed_bytes.data(), composed_bytes.size()));
+  REQUIRE(table.composed() == nullptr);
+  REQUIRE(both.composed() != nullptr);
+  const Embedding e = both.embed("the zebra met murphy's trains nowhere", 10);
+  REQUIRE(e.tokens[0].lookup == Lookup::Known);
+  REQUIRE(e.tokens[1].lookup == Lookup::Composed);
+  REQUIRE(e.tokens[1].matched == "zebra");
+  REQUIRE(same_bits(e.X.row(1), rows({{-0.5f, 0.5f}})));
+  REQUIRE(e.tokens[2].lookup == Lookup::Unknown);  // "met": in neither table
+  REQUIRE(e.X.row(2).isZero(0));
+  REQUIRE(e.tokens[3].lookup == Lookup::Composed);  // a stem found in the composed table
+  REQUIRE(e.tokens[3].matched == "murphy");
+  REQUIRE(same_bits(e.X.row(3), rows({{3.0f, 4.0f}})));
+  // The table comes first: "trains" stems to the table's "train", not to the composed table's row.
+  REQUIRE(e.tokens[4].lookup == Lookup::Stemmed);
+  REQUIRE(same_bits(e.X.row(4), table.vector(2)));
+  // A copy shares the composed table; the original table is unchanged.
+  const WordVectors copy = both;
+  REQUIRE(copy.embed("zebra", 1).tokens[0].lookup == Lookup::Composed);
+  REQUIRE(table.embed("zebra", 1).tokens[0].lookup == Lookup::Unknown);
+  const auto wide = vectors_file({"x"}, {{1, 2, 3}}, {1});
+  REQUIRE_THROWS_WITH(table.with_composed(WordVectors::parse(wide.data(), wide.size())),
+                      "the composed vectors have 3 dimensions, the word vectors 2");
 }

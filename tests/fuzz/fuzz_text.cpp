@@ -1,7 +1,11 @@
 // libFuzzer target: the tokenizer and WordVectors::embed on arbitrary text (any bytes, invalid UTF-8
 // included). Checks that tokenising loses and invents nothing: the tokens, concatenated, are the input
 // with whitespace (ASCII and Unicode) removed and ASCII lower-cased, and every token is a word or one punctuation byte.
+// Every token's fastText n-grams and composed vector (issue 24): in range, finite, every n-gram accounted for.
+#include <cmath>
 #include <string_view>
+
+#include "attention/subwords.hpp"
 
 #include "common.hpp"
 
@@ -55,6 +59,20 @@ const WordVectors& table() {
   return t;
 }
 
+// A few n-gram rows, for compose_subwords on whatever the tokens are.
+const WordVectors& ngram_table() {
+  static const WordVectors t = [] {
+    const std::vector<std::string> grams = {"<th", "the", "he>", "<the", "the>", "<the>", "sta", "tio", "ion", "on>"};
+    std::vector<float> scales(grams.size(), 0.5f);
+    std::vector<std::int8_t> values;
+    for (std::size_t i = 0; i < grams.size(); ++i)
+      for (int k = 0; k < 4; ++k) values.push_back(static_cast<std::int8_t>((i * 53 + k * 29) % 255 - 127));
+    const auto bytes = fuzz::vectors_file(grams, 4, scales, values);
+    return WordVectors::parse(bytes.data(), bytes.size());
+  }();
+  return t;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -86,6 +104,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     joined += t;
   }
   FUZZ_CHECK(joined == expected, "tokens do not spell the input without whitespace");
+
+  // fastText's n-grams of every token: complete pieces of "<token>", buckets in range; the composed vector
+  // finite, each n-gram found or counted missing, zero exactly when none was found.
+  for (const std::string& t : tokens) {
+    const std::vector<Subword> pieces = fasttext_subwords(t);
+    const std::string marked = "<" + t + ">";
+    for (const Subword& p : pieces) {
+      FUZZ_CHECK(!p.text.empty() && p.bucket < SubwordOptions{}.buckets, "n-gram empty or bucket out of range");
+      FUZZ_CHECK(marked.find(p.text) != std::string::npos, "an n-gram that is not a piece of <token>");
+    }
+    const ComposedVector c = compose_subwords(t, ngram_table());
+    FUZZ_CHECK(c.pieces.size() + c.missing == pieces.size(), "an n-gram neither found nor missing");
+    FUZZ_CHECK(c.vector.rows() == 1 && c.vector.cols() == 4 && c.vector.allFinite(), "composed vector shape or NaN");
+    if (c.pieces.empty()) FUZZ_CHECK(c.vector.isZero(0), "a vector from no piece");
+  }
 
   // Embedding: the same tokens, one row each, Known/Stemmed rows are vocabulary vectors.
   const std::size_t max_tokens = size ? 1 + data[0] % 64 : 1;

@@ -87,11 +87,13 @@ export async function modelReference(api, file = 'model.bin') {
   return { core, model, shown };
 }
 
-/** The wasm core and vectors in node: the reference for what a figure must show. */
+/** The wasm core and vectors (with the composed ones attached) in node: the reference for what a figure must show. */
 export async function reference() {
   const api = await import(pathToFileURL(join(root, 'build', 'wasm', 'attention.js')).href);
   const core = await api.loadAttention({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_wasm.wasm')) });
   const vectors = core.loadVectors(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))));
+  // The page attaches the composed vectors (data/vectors-composed.bin, issue 24) a sentence's words need.
+  vectors.attachComposed(new Uint8Array(await readFile(join(root, 'data', 'vectors-composed.bin'))));
   return { api, core, vectors };
 }
 

@@ -34,8 +34,9 @@
 //   storyWord  the query whose strongest link to another word is strongest: the word the caption,
 //              and the selected-word views, talk about until the reader picks one
 // Otherwise { ok: false, kind: 'loading' | 'empty' | 'error' | 'cells', message, cells?, shards? (loading:
-// the word-vector shards the sentence's words need, which the store fetches), typing? (those of them only
-// the last word needs while it may still be being typed: the text ends inside it) }.
+// the word-vector shards the sentence's words need, which the store fetches), composed? (loading: the
+// composed-vector shards its unknown words need, issue 24), typing? (those of them only the last word needs
+// while it may still be being typed: the text ends inside it) }.
 import { AttentionError } from './loader.js';
 import { isTrained } from './sources.js';
 import { CellError, cellMessage } from './compute/parts.js';
@@ -53,6 +54,7 @@ function keyOf(state, sources) {
   if (isTrained(s.source)) return `${s.source}:${s.sentence}:${s.layer}:${s.head}:${s.blank}:${s.off}:${s.offMode}`;
   return [
     sources.vectorsPartial ? `first chunk + ${sources.vectorsShards?.size ?? 0} shards` : 'whole table',
+    `${sources.composedShards?.size ?? 0} composed shards`,
     s.input,
     s.input === 'sentence' ? s.sentence : '',
     s.score,

@@ -1,13 +1,14 @@
 // How the page prints numbers and words: one format everywhere. A number has a true minus sign (−),
 // a fixed count of decimals chosen per table (all integers print as integers), −∞ for a masked score;
-// a word is shortened past 16 characters and marked ? (not in the vocabulary) or * (found by stemming).
+// a word is shortened past 16 characters and marked ? (not in the vocabulary), * (found by stemming) or
+// + (its vector composed from its character n-grams).
 const MAX_LABEL_CHARS = 16;
 
-/** The label a token shows: its text, shortened if long, with "?" for unknown and "*" for stemmed. */
+/** The label a token shows: its text, shortened if long, with "?" for unknown, "*" for stemmed, "+" for composed. */
 export function labelOf(token) {
   const t = [...token.text];
   const text = t.length > MAX_LABEL_CHARS ? t.slice(0, MAX_LABEL_CHARS - 1).join('') + '…' : token.text;
-  return text + (token.lookup === 'unknown' ? '?' : token.lookup === 'stemmed' ? '*' : '');
+  return text + ({ unknown: '?', stemmed: '*', composed: '+' }[token.lookup] ?? '');
 }
 
 /** x with `digits` decimals (0 for integers), a true minus sign, −∞ for -Infinity, and never "−0.0000". */

@@ -3,7 +3,7 @@
 // bundle's location), so the widget works from any folder. The calls into the core live in compute.js.
 // The relaxed-SIMD check through the core's module (wasm/core-file.js), so a bundle holds it once.
 import { FIXED_CORE, RELAXED_CORE, loadAttention, loadAttentionWithModel, relaxedSimd } from '#attention-core';
-import { mergeVectors, shardFile } from './vectors-format.js';
+import { composedShardFile, mergeVectors, shardFile } from './vectors-format.js';
 
 export { AttentionError } from '#attention-core';
 
@@ -18,7 +18,7 @@ let encoderPromise = null;
 
 /**
  * Where the bundle's files live: the wasm modules (the small core's two builds and the model's), the
- * model module's glue (loadAttentionWithModel asks locateFile for it too), vectors-first.bin, vectors-shards/, vectors.bin, model.bin, encoder.bin and the
+ * model module's glue (loadAttentionWithModel asks locateFile for it too), vectors-first.bin, vectors-shards/, vectors-composed/, vectors.bin, model.bin, encoder.bin and the
  * compare view's module. Default: beside this bundle; setAssetBase() moves them all (the widget exports it). Call it
  * before the first load: what has loaded stays loaded.
  */
@@ -142,6 +142,27 @@ export async function loadShardedVectors(ids) {
   });
   const [core, first, ...bytes] = await Promise.all([loadCore(), firstBytes(), ...shards]);
   return core.loadVectors(mergeVectors([first, ...bytes]));
+}
+
+// ---- issue 24: vectors composed from character n-grams -------------------------------------------------
+const composedPromises = new Map(); // composed shard id → its bytes, or null when it could not be fetched
+
+/**
+ * The composed shards `ids` (vectors-composed/, data/vectors-composed.bin split like the table) merged into
+ * one vectors file's bytes, for WordVectors.attachComposed. A shard that cannot be fetched counts as empty
+ * (its words stay unknown) and is fetched again on a later call; null when none of them arrived.
+ */
+export async function loadComposedShards(ids) {
+  const shards = ids.map((id) => {
+    if (!composedPromises.has(id))
+      composedPromises.set(
+        id,
+        fetchBytes(assetURL(composedShardFile(id))).catch(() => (composedPromises.delete(id), null)),
+      );
+    return composedPromises.get(id);
+  });
+  const bytes = (await Promise.all(shards)).filter(Boolean);
+  return bytes.length ? mergeVectors(bytes) : null;
 }
 
 /** The larger wasm module (the trained models' code), instantiated once, on demand. */

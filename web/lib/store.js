@@ -5,7 +5,7 @@
 // reader brought, each replaced by a new object, never changed in place); it recomputes once and tells
 // every subscriber, which redraws from (state, result). Nothing else holds a copy of the sentence or
 // computes anything.
-import { loadCore, loadEncoder, loadFirstVectors, loadModel, loadShardedVectors, loadVectors } from './loader.js';
+import { loadComposedShards, loadCore, loadEncoder, loadFirstVectors, loadModel, loadShardedVectors, loadVectors } from './loader.js';
 import { HAND_DEFAULT, compute, computeHand, release } from './compute.js';
 import { frozenCells } from './cells.js';
 import { DEFAULTS, apply, isTrained } from './state.js';
@@ -40,7 +40,10 @@ export class Store {
       hand: options.byHand ? HAND_DEFAULT : null, // the by-hand sheet's numbers: { X, Wq, Wk, Wv } as rows of strings (setHand)
       vectorsError: null,
       trainedError: { decoder: null, encoder: null },
+      composedShards: new Set(), // issue 24: composed-vector shards attached to the table (compute/vectors.js)
     };
+    this.composedWanted = new Set(); // composed shards asked for
+    this.composedBytes = null; // those that arrived, merged: attached again to every new table
     this.trainedLoading = { decoder: null, encoder: null };
     this.shardsWanted = new Set(); // word-vector shards asked for while only the first chunk is here
     this.result = null; // the latest Result (ok or not)
@@ -124,6 +127,7 @@ export class Store {
     const started = performance.now();
     this.result = compute(this.state, this.sources, this.good, { keep: this.#keep() });
     if (this.result.shards?.length) this.#askShards(this.result);
+    if (this.result.composed?.length) this.#askComposed(this.result);
     if (this.result.ok) this.good = this.result;
     else if (!this.#keepsGood(this.result)) {
       release(this.good); // no view draws it again: its sentence leaves the core's heap
@@ -198,7 +202,7 @@ export class Store {
         // Too late (the whole table is here) or overtaken by a load of more shards: not needed.
         if (!s.vectorsPartial || (s.vectorsShards?.size ?? 0) >= wanted.length) return table.delete();
         const before = s.vectorsShards ? s.vectors : null; // the first chunk's table stays the loader's
-        s.vectors = table;
+        s.vectors = this.#attachComposed(table);
         s.vectorsShards = new Set(wanted);
         before?.delete();
         this.recompute();
@@ -208,6 +212,47 @@ export class Store {
         this.#loadWhole();
       },
     );
+  }
+
+  // ---- issue 24: vectors composed from character n-grams ------------------------------------------------
+  /** Fetches the composed shards a result waits for: at once, those of a word still being typed after a pause. */
+  #askComposed(result) {
+    const typing = new Set(result.typing);
+    const now = result.composed.filter((id) => !typing.has(id));
+    if (now.length) this.#loadComposed(now);
+    if (!typing.size) return;
+    const wait = this.typedAt + TYPING_PAUSE_MS - performance.now();
+    if (wait <= 0) return this.#loadComposed([...typing]);
+    clearTimeout(this.typingTimer);
+    this.typingTimer = setTimeout(() => this.recompute(), wait);
+  }
+
+  /** Every composed shard asked for so far, merged and attached to the table (a shard that fails counts as empty). */
+  #loadComposed(ids) {
+    const fresh = ids.filter((id) => !this.composedWanted.has(id));
+    if (!fresh.length) return;
+    for (const id of fresh) this.composedWanted.add(id);
+    const wanted = [...this.composedWanted];
+    const call = (this.composedCalls = (this.composedCalls ?? 0) + 1);
+    loadComposedShards(wanted).then((bytes) => {
+      // Each call asks for every shard asked so far: one that ends after a later one has nothing new.
+      if (call < (this.composedApplied ?? 0)) return;
+      this.composedApplied = call;
+      this.composedBytes = bytes;
+      this.#attachComposed(this.sources.vectors);
+      this.sources.composedShards = new Set(wanted);
+      this.recompute();
+    });
+  }
+
+  /**
+   * A table the store is about to draw from, with the composed vectors that arrived so far. The first
+   * chunk's table is the loader's, shared by the page's stores: a composed word it gains is one more known
+   * to them all, never a different vector for a word (the table always comes first).
+   */
+  #attachComposed(table) {
+    if (table && this.composedBytes) table.attachComposed(this.composedBytes);
+    return table;
   }
 
   /**
@@ -235,7 +280,7 @@ export class Store {
         if (!first) return this.#loadWhole(); // no first chunk here: the whole table will do
         s.core ??= await loadCore();
         if (s.vectors) return;
-        s.vectors = first;
+        s.vectors = this.#attachComposed(first);
         s.vectorsPartial = true;
         this.recompute();
       });
@@ -259,7 +304,7 @@ export class Store {
       this.vectorsLoading = null;
       if (err) return void (s.vectorsError = err);
       if (s.vectorsShards) s.vectors.delete(); // a table of shards, made here: nothing else holds it
-      Object.assign(s, { vectors: table, vectorsPartial: false, vectorsShards: null });
+      Object.assign(s, { vectors: this.#attachComposed(table), vectorsPartial: false, vectorsShards: null });
     });
   }
 

@@ -88,7 +88,7 @@ export const FIGURE_CSS = `
 .af svg text:not(.value) { fill: var(--af-fg); stroke: none; }
 .af svg .label.active, .af svg .label.selected { font-weight: 700; fill: var(--af-accent); }
 .af svg .label.unknown { fill: var(--af-unknown); font-style: italic; text-decoration: underline dotted; }
-.af svg .label.stemmed { fill: var(--af-stemmed); }
+.af svg .label.stemmed, .af svg .label.composed { fill: var(--af-stemmed); }
 .af svg .axis-title text, .af svg text.head-title, .af svg text.steps-note { fill: var(--af-muted); font-size: 12px; }
 .af svg text.head-title { font-weight: 600; }
 
@@ -193,7 +193,7 @@ export const FIGURE_CSS = `
 .af .notes:empty { display: none; }
 .af .token { font-weight: 600; }
 .af .token.unknown { color: var(--af-unknown); font-style: italic; text-decoration: underline dotted; }
-.af .token.stemmed { color: var(--af-stemmed); }
+.af .token.stemmed, .af .token.composed { color: var(--af-stemmed); }
 
 .af .toolbar { display: flex; flex-wrap: wrap; gap: 0.4rem; margin-top: 0.5rem; }
 .af button {

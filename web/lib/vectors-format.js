@@ -16,6 +16,13 @@ export function shardOf(word) {
 /** The file name of shard `id`, relative to the other assets. */
 export const shardFile = (id) => `vectors-shards/${String(id).padStart(3, '0')}.bin`;
 
+/**
+ * The file name of composed shard `id` (data/vectors-composed.bin split the same way: issue 24). A word is
+ * in the composed shards of the same ids as its row would be in the table's, so the shards a token and its
+ * stems need are the same ids in both.
+ */
+export const composedShardFile = (id) => `vectors-composed/${String(id).padStart(3, '0')}.bin`;
+
 /** Where everything is: { count, dim, words, scalesAt, valuesAt, view }. */
 export function vectorsLayout(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,8 +21,12 @@ namespace attn {
 std::vector<std::string> tokenize(std::string_view text);
 
 /// The stems tried, in order, when a word is not in a vocabulary: common English inflections stripped
-/// ("stations" -> "station", "cities" -> "city", "cashing" -> "cash", then "cashe"). Only stems of at least
-/// 2 bytes are returned. The word vectors and the language model (model.hpp) both fall back on them.
+/// ("stations" -> "station", "cities" -> "city", "cashing" -> "cash", then "cashe"), then contractions
+/// ("you've" -> "you", "aren't" -> "are", "won't" -> "will"), past tenses and comparatives ("replied" ->
+/// "reply", "happier" -> "happy", "smarter" -> "smart", "bigger" -> "big"), rounder numbers ("95" -> "90",
+/// "3rd" -> "3") and a hyphenated word's last part ("non-linear" -> "linear"). Only stems of at least
+/// 2 bytes are returned, except numbers. The word vectors and the language model (model.hpp) both fall
+/// back on them; the rules that were first come first, so a word stems as it always did.
 std::vector<std::string> stem_candidates(std::string_view word);
 
 /// How a token found its vector.
@@ -29,6 +34,9 @@ enum class Lookup : std::uint8_t {
   Known = 0,    ///< the token itself is in the vocabulary
   Stemmed = 1,  ///< an inflection stripped ("stations" -> "station") is in the vocabulary
   Unknown = 2,  ///< nothing matched: the vector is all zeros, so its scores against every word are 0
+  /// the token (or a stem of it) is in the attached table of vectors composed from character n-grams
+  /// (WordVectors::with_composed, attention/subwords.hpp): fastText's vector for a word it never saw
+  Composed = 3,
 };
 
 /// A token of an Embedding and where its vector came from.
@@ -75,6 +83,14 @@ class WordVectors {
   /// The vector of vocabulary entry i (1 × dim).
   Matrix vector(Index i) const;
 
+  /// This table with a second one attached: vectors composed from character n-grams (data/vectors-composed.bin,
+  /// or a part of it) for words this table lacks. A token that neither this table nor its stems find is
+  /// looked up there, itself and then its stems (Lookup::Composed); this table always comes first, so every
+  /// word it had embeds as before. Throws AttentionError when the two tables' dimensions differ.
+  WordVectors with_composed(WordVectors composed) const;
+  /// The attached composed table, or null.
+  const WordVectors* composed() const { return composed_.get(); }
+
   /// Tokenises text and stacks one row per token; an unknown token gets a zero row and is marked.
   /// Throws AttentionError when the text has no tokens or more than max_tokens of them.
   Embedding embed(std::string_view text, std::size_t max_tokens) const;
@@ -94,6 +110,8 @@ class WordVectors {
   std::size_t scales_at_ = 0, values_at_ = 0;  ///< where those blocks start in file_
   std::vector<std::uint32_t> starts_;  ///< count_ + 1 offsets in the words block; word i ends at starts_[i + 1] - 1
   std::vector<std::uint32_t> slots_;   ///< hash table of the words (core/src/word_table.hpp): 0 = empty, else row + 1
+  /// The composed table (with_composed), shared by copies: it is never changed once attached.
+  std::shared_ptr<const WordVectors> composed_;
 };
 
 }  // namespace attn

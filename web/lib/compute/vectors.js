@@ -74,6 +74,33 @@ function waitForShards(core, tokens, sentence, loaded) {
   };
 }
 
+// Issue 24: a word that neither the table nor its stems have may have a vector composed from its
+// character n-grams (data/vectors-composed.bin, in shards with the same ids: vectors-format.js). Its
+// composed shards are those of the word and its stems, as for the table's shards.
+/** The composed shards not in `loaded` that the unknown tokens need. */
+function missingComposed(core, tokens, loaded) {
+  const wanted = new Set();
+  for (const t of tokens) if (t.lookup === 'unknown') for (const id of shardsOf(core, t)) if (!loaded.has(id)) wanted.add(id);
+  return [...wanted];
+}
+
+/** A result that waits for composed shards (shaped as waitForShards's, with composed: ids and no table shards). */
+function waitForComposed(core, tokens, sentence, loaded) {
+  const composed = missingComposed(core, tokens, loaded);
+  const unfinished = /[\p{L}\p{N}]$/u.test(sentence);
+  const before = new Set(unfinished ? missingComposed(core, tokens.slice(0, -1), loaded) : composed);
+  const waiting = tokens.filter((t) => missingComposed(core, [t], loaded).length);
+  const names = waiting.slice(0, 3).map((t) => `“${t.text}”`);
+  return {
+    ok: false,
+    kind: 'loading',
+    message: `Composing the vector${waiting.length > 1 ? 's' : ''} of ${names.join(', ')}${waiting.length > 3 ? ' and more' : ''} from ${waiting.length > 1 ? 'their' : 'its'} pieces…`,
+    shards: [],
+    composed,
+    typing: composed.filter((id) => !before.has(id)),
+  };
+}
+
 /** What a core divisor is, as the views print it: '1', or '√d' for √d_k (√d_model parameter-free). */
 const divisorText = (divisor) => (divisor === 1 ? '1' : `√${Math.round(divisor * divisor)}`);
 
@@ -148,6 +175,12 @@ export function vectorResult(state, sources, key, keep) {
           loadFailed: true,
           message: `“${missing.text}” is not in the word vectors' first chunk (the most frequent words), and the whole table could not load (${sources.vectorsError.message}).`,
         };
+      }
+      // The composed vectors of words the table lacks, once the store can fetch them (sources.composedShards).
+      const composed = sources.composedShards;
+      if (composed && missingComposed(core, tokens, composed).length) {
+        attended.delete();
+        return waitForComposed(core, tokens, total === null ? state.sentence : '', composed);
       }
     }
   } catch (err) {

@@ -128,7 +128,25 @@ export function optionNotes(state, result, { imported }) {
   return lines;
 }
 
-/** A note per word outside the vocabulary: how the source looked it up (stemmed or unknown). */
+/** How many of a composed word's pieces its note names before "…". */
+const PIECES_SHOWN = 8;
+
+/**
+ * The note of a word whose vector fastText's character n-grams composed (lookup 'composed'). Its pieces
+ * come in fastText's order (by start, then length); the note names the shortest first ("mur, urp, …"),
+ * which read as the word spelled out.
+ */
+function composedNote(t) {
+  const pieces = t.pieces ?? [];
+  const ordered = [...pieces].sort((a, b) => [...a].length - [...b].length);
+  const named = ordered.slice(0, PIECES_SHOWN).join(', ') + (pieces.length > PIECES_SHOWN ? ', …' : '');
+  const how = `composed from its pieces: ${named} (the mean of ${pieces.length} character n-grams’ vectors, as fastText composes a word it never saw).`;
+  return t.matched !== t.text
+    ? ` is not in the vocabulary: it uses the vector of ‘${t.matched}’, ${how}`
+    : ` is not in the vocabulary: its vector is ${how}`;
+}
+
+/** A note per word outside the vocabulary: how the source looked it up (stemmed, composed or unknown). */
 export function writeWordNotes(list, result) {
   const seen = new Set(),
     items = [];
@@ -137,13 +155,15 @@ export function writeWordNotes(list, result) {
     if (!t.lookup || t.lookup === 'known' || seen.has(t.text)) continue;
     seen.add(t.text);
     const what =
-      t.lookup === 'unknown'
-        ? model
-          ? ' is not in the model’s vocabulary: it reads the unknown-word token <unk>, as it did for rare words in training.'
-          : ' is not in the vocabulary: it uses a zero vector, so it attends evenly to every word.'
-        : model
-          ? ` is not in the model’s vocabulary: it reads ‘${t.matched}’.`
-          : ` is not in the vocabulary: it uses the vector of ‘${t.matched}’.`;
+      t.lookup === 'composed'
+        ? composedNote(t)
+        : t.lookup === 'unknown'
+          ? model
+            ? ' is not in the model’s vocabulary: it reads the unknown-word token <unk>, as it did for rare words in training.'
+            : ' is not in the vocabulary: it uses a zero vector, so it attends evenly to every word.'
+          : model
+            ? ` is not in the model’s vocabulary: it reads ‘${t.matched}’.`
+            : ` is not in the vocabulary: it uses the vector of ‘${t.matched}’.`;
     items.push(h('li', {}, h('span', { class: `token ${t.lookup}` }, `‘${t.text}’`), what));
   }
   list.replaceChildren(...items);

@@ -17,7 +17,9 @@ const indexOf = (tokens, text) => tokens.findIndex((t) => t.text === text);
 function nearestTo(vectors, m, i, token) {
   const row = m.data.subarray(i * m.cols, (i + 1) * m.cols);
   if (row.every((v) => v === 0)) return { words: [], note: 'a zero vector has no direction: no nearest words' };
-  const exclude = token.lookup === 'unknown' ? [] : [token.lookup === 'stemmed' ? token.matched : token.text];
+  // A composed word (issue 24) is in no row of the table the nearest words are searched in: nothing to skip.
+  const exclude =
+    token.lookup === 'unknown' || token.lookup === 'composed' ? [] : [token.lookup === 'stemmed' ? token.matched : token.text];
   return { words: vectors.nearest(row, NEIGHBOURS, { exclude }) };
 }
 
