@@ -1,4 +1,4 @@
-// Predict, then reveal, on the page's figure: "Guess first" covers the figure's view, asks where a word
+// Predict, then reveal, on the page's figure: "Guess a row first" covers the figure's view, asks where a word
 // of the reader's own sentence looks most (or for a row of weights summing to 1), and the reveal scores
 // the guess against the row the figure draws (the core's numbers, read from the store's result), then
 // uncovers the view. The card is rebuilt when the sentence's words change.
@@ -12,7 +12,9 @@ export class RowPredict {
     this.root = root;
     this.store = store;
     this.view = view;
-    this.start = root.querySelector('button') ?? root.appendChild(h('button', { type: 'button' }, 'Guess first, then look'));
+    this.start =
+      root.querySelector('button') ??
+      root.appendChild(h('button', { type: 'button' }, 'Guess a row first (covers the figure until you reveal)'));
     this.card = h('div', { class: 'predict', id: 'predict-row-card', hidden: true });
     root.append(this.card);
     this.start.addEventListener('click', () => this.open());
