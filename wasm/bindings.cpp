@@ -24,29 +24,22 @@
 #include "attention/streaming.hpp"
 #include "attention/subwords.hpp"
 #include "attention/text.hpp"
+#include "marshal.hpp"
 
 using emscripten::val;
 using namespace attn;
+using namespace attn::wasm;
 
 namespace {
 
-// ---- JS → C++ -------------------------------------------------------------------------------------
+// Beside this file's own to_js overloads (a using-directive alone would be hidden by them).
+using attn::wasm::to_js;
+
+// ---- JS → C++ (to_matrix, copy_in: marshal.hpp) ------------------------------------------------------
 // wasm/attention.js is the one place that checks what a JS caller passed is a matrix (or a vector, a
 // mask, an option of the right type); the core checks the values and how the shapes fit together.
 // Here each input is copied once, by one TypedArray.set straight into the storage of the C++ object
 // on the wasm heap.
-template <typename T>
-void copy_in(const val& from, T* into, std::size_t n) {
-  val(emscripten::typed_memory_view(n, into)).call<void>("set", from);
-}
-
-// {rows, cols, data: Float32Array of rows·cols values}.
-Matrix to_matrix(const val& m) {
-  Matrix out(m["rows"].as<Index>(), m["cols"].as<Index>());
-  copy_in(m["data"], out.data(), static_cast<std::size_t>(out.size()));
-  return out;
-}
-
 // A Float32Array, or undefined for none.
 Vector to_vector(const val& v) {
   if (v.isUndefined()) return {};
@@ -85,18 +78,6 @@ HeadWeights to_head(const val& w) {
           to_vector(w["bq"]), to_vector(w["bk"]), to_vector(w["bv"])};
 }
 
-// ---- C++ → JS -------------------------------------------------------------------------------------
-// The data is copied into a JS-owned Float32Array: a bare view of the wasm heap would die when the
-// heap grows or the matrix is freed.
-val to_js(const Matrix& m) {
-  val out = val::object();
-  out.set("rows", static_cast<double>(m.rows()));
-  out.set("cols", static_cast<double>(m.cols()));
-  out.set("data", val::global("Float32Array")
-                      .new_(emscripten::typed_memory_view(static_cast<std::size_t>(m.size()), m.data())));
-  return out;
-}
-
 // Which steps of a head the caller keeps: bit i for the i-th of Q, K, V, scores, scaled, weights, output
 // (attention.js turns its `keep` option into these bits; all seven unless it was given). Bit 7 is the
 // input X, for the sentence handle (SentenceHandle) only.
@@ -117,32 +98,6 @@ val to_js(const AttentionSteps& s, unsigned keep) {
   for (unsigned i = 0; i < 7; ++i)
     if (keep & (1u << i)) out.set(steps[i].first, to_js(*steps[i].second));
   return out;
-}
-
-// Runs `body`; returns true, or false with the message of the exception it threw in `message`. The one
-// place the messages of each kind of exception are made (guarded and the output-only path use it).
-template <typename Body>
-bool caught(Body&& body, std::string& message) {
-  try {
-    body();
-    return true;
-  } catch (const AttentionError& e) {
-    message = e.what();
-  } catch (const std::bad_alloc&) {
-    message = "out of memory: the input is too large";
-  } catch (const std::exception& e) {
-    message = std::string("internal error: ") + e.what();
-  }
-  return false;
-}
-
-// Runs `body`, turning any exception into a returned JS Error carrying its message.
-template <typename Body>
-val guarded(Body&& body) {
-  val out = val::undefined();
-  std::string message;
-  if (caught([&] { out = body(); }, message)) return out;
-  return val::global("Error").new_(message);
 }
 
 // ---- entry points ---------------------------------------------------------------------------------

@@ -4,48 +4,17 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <new>
 #include <string>
 #include <vector>
 
 #include "attention/exercise.hpp"
+#include "marshal.hpp"
 
 using emscripten::val;
 using namespace attn;
+using namespace attn::wasm;
 
 namespace {
-
-// Runs `body`, turning an exception into a returned JS Error carrying its message.
-template <typename Body>
-val guarded(Body&& body) {
-  std::string message;
-  try {
-    return body();
-  } catch (const AttentionError& e) {
-    message = e.what();
-  } catch (const std::bad_alloc&) {
-    message = "out of memory";
-  } catch (const std::exception& e) {
-    message = std::string("internal error: ") + e.what();
-  }
-  return val::global("Error").new_(message);
-}
-
-// {rows, cols, data: Float32Array} (attention.js checked the shape of it) → Matrix, copied once.
-Matrix to_matrix(const val& m) {
-  Matrix out(m["rows"].as<Index>(), m["cols"].as<Index>());
-  val(emscripten::typed_memory_view(static_cast<std::size_t>(out.size()), out.data())).call<void>("set", m["data"]);
-  return out;
-}
-
-val to_js(const Matrix& m) {
-  val out = val::object();
-  out.set("rows", static_cast<double>(m.rows()));
-  out.set("cols", static_cast<double>(m.cols()));
-  out.set("data", val::global("Float32Array")
-                      .new_(emscripten::typed_memory_view(static_cast<std::size_t>(m.size()), m.data())));
-  return out;
-}
 
 ExerciseGivens to_givens(const val& g) {
   return {to_matrix(g["X"]), to_matrix(g["Wq"]), to_matrix(g["Wk"]), to_matrix(g["Wv"])};

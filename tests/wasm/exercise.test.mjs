@@ -3,6 +3,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { load } from './load.mjs';
+import { HAND_DEFAULT } from '../../web/lib/compute/hand.js';
 
 let api, core, small;
 before(async () => {
@@ -10,32 +11,8 @@ before(async () => {
   ({ core: small } = await load());
 });
 
-// The page's worked sheet (web/lib/compute/hand.js HAND_DEFAULT).
-const sheet = {
-  X: [
-    [1, 0, 1, 0],
-    [0, 2, 0, 1],
-    [1, 1, 0, 0],
-    [0, 1, 1, 1],
-    [2, 0, 1, 0],
-    [1, 0, 0, 2],
-  ],
-  Wq: [
-    [1, 0, 1, 0, 0, 1],
-    [0, 1, 0, 1, 0, 0],
-    [1, 0, 0, 0, 1, 0],
-  ],
-  Wk: [
-    [0, 1, 0, 0, 1, 0],
-    [1, 0, 1, 0, 0, 0],
-    [0, 0, 0, 1, 0, 1],
-  ],
-  Wv: [
-    [1, 0, 0, 1, 0, 0],
-    [0, 1, 1, 0, 0, 0],
-    [0, 0, 0, 0, 1, 1],
-  ],
-};
+// The page's worked sheet (web/lib/compute/hand.js HAND_DEFAULT: rows of the strings a reader types), as numbers.
+const sheet = Object.fromEntries(Object.entries(HAND_DEFAULT).map(([name, rows]) => [name, rows.map((row) => row.map(Number))]));
 
 test('seed 1 draws the numbers the native core pins (tests/core/test_exercise.cpp)', () => {
   const e = core.exercise(1);
