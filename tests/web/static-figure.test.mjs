@@ -60,6 +60,17 @@ const readStatic = (host) => {
   };
 };
 
+/** Holds the word vectors' first chunk back until the returned release() is called. */
+async function holdVectors(page) {
+  let release;
+  const held = new Promise((r) => (release = r));
+  await page.route('**/vectors-first.bin', async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}
+
 for (const { name, path, host, drawnScope } of PAGES) {
   test(`${name}: with JavaScript disabled the static figure, its caption and its table show (light and dark, two sizes)`, async () => {
     for (const [width, height] of SIZES) {
@@ -146,13 +157,8 @@ for (const { name, path, host, drawnScope } of PAGES) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const page = await context.newPage();
-      let release;
-      const held = new Promise((r) => (release = r));
       // The live figure cannot draw before the word vectors' first chunk arrives: hold it back.
-      await page.route('**/vectors-first.bin', async (route) => {
-        await held;
-        await route.continue();
-      });
+      const release = await holdVectors(page);
       await page.goto(url + path);
       // The module has run (the live figure exists, hidden), the static one is still what shows.
       await page.waitForFunction(
@@ -194,13 +200,8 @@ test('a link with a state of its own does not show the default static figure (lo
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   try {
     const page = await context.newPage();
-    let release;
-    const held = new Promise((r) => (release = r));
     // The live figure waits for the vectors: held back, the static figure is still in the document.
-    await page.route('**/vectors-first.bin', async (route) => {
-      await held;
-      await route.continue();
-    });
+    const release = await holdVectors(page);
     await page.goto(`${url}?sentence=the+cat+sat`);
     assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.attention-static')).display), 'none');
     release();
