@@ -186,7 +186,8 @@ export const FIGURE_CSS = `
 .af .model-view { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0.6rem; max-width: 100%; }
 .af .model-row-title { margin: 0; font-size: 0.9rem; }
 .af .model-maps { display: flex; gap: 0.75rem 1rem; overflow-x: auto; align-items: flex-start; padding-bottom: 0.2rem; }
-.af .model-map { margin: 0; flex: none; display: flex; flex-direction: column; }
+/* As wide as its map (at least 11rem): its two buttons wrap under each other rather than widen the row past the page. */
+.af .model-map { margin: 0; flex: none; display: flex; flex-direction: column; width: min-content; min-width: 11rem; }
 .af .model-map.opened .open-map { border-color: var(--af-accent); font-weight: 600; }
 .af .open-map { align-self: flex-start; font-size: 0.8rem; padding: 0.1rem 0.5rem; margin-bottom: 0.2rem; }
 .af .notes { margin: 0.4rem 0; padding-left: 1.2rem; font-size: 0.9rem; }
