@@ -412,6 +412,12 @@ test('the guided tour: each stop sets the state and the URL and points at its pa
     await page.waitForFunction(() => document.querySelector('.tour')?.dataset.stop === '2', null, { timeout: 20_000 });
     await drawn(page, { tour: 2, view: 'lines' });
     assert.equal(await page.inputValue('#view'), 'lines');
+    // A link to the last stop: its part (the guesses) is drawn only once the encoder has loaded, and the
+    // tour points at it then.
+    await page.goto(`${url}?tour=6`);
+    await page.waitForSelector('#predictions.tour-target', { timeout: 30_000 });
+    const top = await page.evaluate(() => document.getElementById('predictions').getBoundingClientRect().top);
+    assert.ok(top >= 0 && top < 200, `the guesses are scrolled to the top of the screen (top ${top})`);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -126,15 +126,26 @@ export class Tour {
     this.store.set({ ...stop.state, tour: k });
     this.onStop?.();
     this.render();
-    const target = document.getElementById(stop.target);
     for (const old of document.querySelectorAll('.tour-target')) old.classList.remove('tour-target');
-    target?.classList.add('tour-target');
-    target?.scrollIntoView({ block: 'start', behavior: 'instant' });
+    // A stop's part may not be drawn yet (the trained model still loading, as on a link straight to the
+    // stop): render() points at it when it first appears.
+    this.pending = stop.target;
+    this.pointAtTarget();
     this.els.title.focus({ preventScroll: true });
+  }
+
+  /** Highlights the pending stop's part of the page and scrolls it into view, once it exists. */
+  pointAtTarget() {
+    const target = this.pending && document.getElementById(this.pending);
+    if (!target || !target.getClientRects().length) return; // not there yet, or not shown yet
+    this.pending = null;
+    target.classList.add('tour-target');
+    target.scrollIntoView({ block: 'start', behavior: 'instant' });
   }
 
   leave() {
     for (const old of document.querySelectorAll('.tour-target')) old.classList.remove('tour-target');
+    this.pending = null;
     this.store.set({ tour: null });
     this.onStop?.();
     this.els.panel.hidden = true;
@@ -155,5 +166,6 @@ export class Tour {
     e.back.disabled = k === 0;
     e.next.textContent = k === STOPS.length - 1 ? 'Finish' : 'Next';
     e.panel.dataset.stop = String(k);
+    this.pointAtTarget();
   }
 }
