@@ -309,6 +309,24 @@ inline vf vexp(vf x) {
 }
 #endif
 
+// The largest |x| of n finite floats (exact: no rounding).
+float max_abs(const float* x, Index n) {
+  float largest = 0;
+  Index j = 0;
+#if ATTN_VECTOR_WIDTH > 1
+  if (n >= W) {
+    const vi magnitude = (vi{} + 0x7fffffff);
+    vf m{};
+    for (; j + W <= n; j += W) m = vmax(m, (vf)((vi)load(x + j) & magnitude));
+    float lanes[W];
+    store(lanes, m);
+    for (int l = 0; l < W; ++l) largest = std::max(largest, lanes[l]);
+  }
+#endif
+  for (; j < n; ++j) largest = std::max(largest, std::fabs(x[j]));
+  return largest;
+}
+
 inline float sexp(float x) { return x == kNegInf ? 0.0f : std::exp(x); }
 #if ATTN_VECTOR_WIDTH > 1
 inline vf finite_or_zero(vf x) { return select(x == splat(kNegInf), vf{}, x); }  // -inf → 0
@@ -528,6 +546,21 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
   std::vector<double> k_norm(static_cast<std::size_t>(tiles), 0.0), q_norm(static_cast<std::size_t>(blocks), 0.0);
   bool any_float = false;
   if (allow_float_tiles) {
+    // First a cheap pass (a vector max per W entries, no rounding): a row's largest entry is at most its
+    // norm, so the bound from the smallest of the blocks' and of the tiles' largest entries is at most the
+    // norm bound of every pair. If even that exceeds the budget no tile can pass, and the norms (a double
+    // sum per entry) are skipped: typical inputs stop here.
+    std::vector<float> k_entry(static_cast<std::size_t>(tiles)), q_entry(static_cast<std::size_t>(blocks));
+    for (Index t = 0; t < tiles; ++t)
+      k_entry[t] = max_abs(K + t * kBlock * d_k, std::min(kBlock, T_k - t * kBlock) * d_k);
+    for (Index b = 0; b < blocks; ++b)
+      q_entry[b] = max_abs(Q + b * kBlock * d_k, std::min(kBlock, T_q - b * kBlock) * d_k);
+    const double q_entry_min = *std::min_element(q_entry.begin(), q_entry.end());
+    const double k_entry_min = *std::min_element(k_entry.begin(), k_entry.end());
+    any_float = float_score_error_bound(q_entry_min, k_entry_min, d_k, inv_divisor) <= kFloatScoreBudget;
+  }
+  if (any_float) {
+    any_float = false;
     auto largest_norm = [d_k](const float* rows, Index n) {
       double largest = 0;
       for (Index r = 0; r < n; ++r) {
