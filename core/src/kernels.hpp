@@ -53,10 +53,10 @@ void exp_array(const float* in, float* out, Index n);
 
 // ---- output-only attention ------------------------------------------------------------------------
 // softmax(Q·Kᵀ · inv_divisor, masks)·V with the online softmax over 64-key tiles, never forming T×T; the
-// scores are summed in double and rounded once, as multiply_transposed's. Q: T_q×d_k, K: T_k×d_k,
-// V: T_k×d_v, out: T_q×d_v, all contiguous row-major. key_padding: null or T_k flags. Scratch: the packed
-// K (doubles) and V (O(T_k·d)) and one tile of min(T_k, 64) keys × min(T_q, 64) queries (rounded up to a
-// panel), not zero-filled.
+// scores are summed in double and rounded once, as multiply_transposed's (but see float tiles below). Q: T_q×d_k, K:
+// T_k×d_k, V: T_k×d_v, out: T_q×d_v, all contiguous row-major. key_padding: null or T_k flags. Scratch: the packed K
+// (doubles) and V (O(T_k·d)) and one tile of min(T_k, 64) keys × min(T_q, 64) queries (rounded up to a panel), not
+// zero-filled.
 //
 // A tile whose proven float-sum error bound (float_score_error_bound below, from the largest query and key
 // norms of the tile) stays within kFloatScoreBudget is summed in float instead: its output stays at the
