@@ -4,6 +4,7 @@
 //
 //   node --no-liftoff --experimental-wasm-relaxed-simd bench/relaxed.mjs [--browser] [--rounds N] [--T 64,128]
 //        [--before DIR]   also time DIR's fixed module (another build of the bindings: before/after rows)
+//        [--dir DIR]      the fixed and relaxed modules from DIR instead of build/wasm (an experimental build)
 //        [--smoke]        T = 64, 1 round, tiny batches: the outputs must agree, no timing is judged
 // Prints one JSON object (rows, ratios, output checks). Needs build/wasm and bench/node_modules.
 import { readFile } from 'node:fs/promises';
@@ -24,7 +25,7 @@ const config = {
   samples: smoke ? 1 : 5,
   batchMs: smoke ? 1 : 20,
 };
-const dirs = { fixed: 'build/wasm' };
+const dirs = { fixed: arg('--dir') ? relative(root, resolve(arg('--dir'))) : 'build/wasm' };
 if (arg('--before')) dirs.before = relative(root, resolve(arg('--before')));
 const log = (line) => process.stderr.write(`${line}\n`);
 // Our output-only path against ORT's: FMA rounds differently, so agreement to 1e-5, not bit for bit.
