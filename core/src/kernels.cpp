@@ -107,17 +107,6 @@ void pack(const float* B, Index ldb, Index k, Index n, float* packed) {
 }
 inline Index packed_size(Index k, Index n) { return ((n + NR - 1) / NR) * NR * k; }
 
-// B stored n×k (a block of Q for the streaming path's float tiles) as column panels of NR floats, each
-// element times `scale` (rounded once): element (p, c) of panel j at packed[j·k·NR + p·NR + c], zero past n.
-void pack_transposed_scaled(const float* B, Index ldb, Index n, Index k, float scale, float* packed) {
-  for (Index j0 = 0; j0 < n; j0 += NR) {
-    float* panel = packed + (j0 / NR) * k * NR;
-    const Index nc = std::min<Index>(NR, n - j0);
-    for (Index p = 0; p < k; ++p)
-      for (Index c = 0; c < NR; ++c) panel[p * NR + c] = c < nc ? B[(j0 + c) * ldb + p] * scale : 0.0f;
-  }
-}
-
 // ---- the micro-kernel: R rows of A (R ≤ MR) times one panel, into (or added to) R×NR of C ---------------
 // A arrives p-major (row r of step p at a[p*a_step + r]: packed rows have a_step = MR; the streaming path
 // passes its key-major tile of weights, a_step = the tile's row stride), so every load of the inner loop is
@@ -309,24 +298,6 @@ inline vf vexp(vf x) {
 }
 #endif
 
-// The largest |x| of n finite floats (exact: no rounding).
-float max_abs(const float* x, Index n) {
-  float largest = 0;
-  Index j = 0;
-#if ATTN_VECTOR_WIDTH > 1
-  if (n >= W) {
-    const vi magnitude = (vi{} + 0x7fffffff);
-    vf m{};
-    for (; j + W <= n; j += W) m = vmax(m, (vf)((vi)load(x + j) & magnitude));
-    float lanes[W];
-    store(lanes, m);
-    for (int l = 0; l < W; ++l) largest = std::max(largest, lanes[l]);
-  }
-#endif
-  for (; j < n; ++j) largest = std::max(largest, std::fabs(x[j]));
-  return largest;
-}
-
 inline float sexp(float x) { return x == kNegInf ? 0.0f : std::exp(x); }
 #if ATTN_VECTOR_WIDTH > 1
 inline vf finite_or_zero(vf x) { return select(x == splat(kNegInf), vf{}, x); }  // -inf → 0
@@ -392,42 +363,6 @@ void softmax_row(float* x, Index n, float inv_t) {
 }  // namespace
 
 const char* vector_description() { return kDescription; }
-
-// ---- when a float sum of q·k is exact enough (issue 27 §1) ---------------------------------------------
-// The double path gives every score s = q·k·c (c = inv_divisor = 1/(√d_k·τ)) correctly rounded, ŝ = fl(s),
-// and the tests hold the streaming output to within E of o(ŝ) = softmax(ŝ)·V computed exactly, E being the
-// float rounding that may follow the scores (tests/core/test_accuracy.cpp, rounding_bound). The float path
-// of a tile computes, for a query q and a key k of d = d_k entries (u = 2⁻²⁴, γ_n = n·u / (1 − n·u)):
-//   q'_p = fl(q_p · fl(c))                      Q's block packed pre-scaled (pack_transposed_scaled)
-//   s̃   = fl(…fl(fl(k_0·q'_0) + fl(k_1·q'_1)) + … + fl(k_{d−1}·q'_{d−1}))
-// in micro(): one lane sums p = 0 … d−1 in order from 0, one accumulator per score, no partial sums (with
-// relaxed SIMD each step is one fused k_p·q'_p + acc, one rounding instead of two: within the same bound).
-// q'_p = q_p·c·(1 + θ_p) with |θ_p| ≤ γ_2, and the recursive sum of d products is s̃ = Σ_p k_p q'_p (1 + θ'_p)
-// with |θ'_p| ≤ γ_d (Higham, Accuracy and Stability of Numerical Algorithms, §3.1), so
-//   |s̃ − s| ≤ γ_{d+2}·c·Σ_p |q_p k_p| ≤ γ_{d+2}·c·‖q‖·‖k‖          (Cauchy–Schwarz)
-// and, as |ŝ − s| ≤ u·|s| ≤ u·c·‖q‖·‖k‖ and γ_{d+2} + u ≤ γ_{d+3}:
-//   δ := |s̃ − ŝ| ≤ γ_{d+3}·c·‖q‖·‖k‖ + (2d + 1)·2⁻¹⁵⁰
-// (the last term: each of the 2d + 1 roundings may underflow, erring by at most half the smallest
-// subnormal). No overflow: the path is only taken when that bound, hence every |s̃|, is below 1.
-// The norms come from double sums of exact squares; the (1 + 2⁻⁴⁰) covers their rounding and the sqrt.
-//
-// How large δ may be. Softmax ignores a common shift, so scores each off by at most δ change every weight
-// by a factor within [e^−2δ, e^2δ], the output by at most (e^2δ − 1)·A, A = Σ_j w_j·|v_j| per output column,
-// and E itself by a factor within e^±2δ (inside its 1.001 margin for second-order terms). The arithmetic
-// after the scores is the double path's own code. E allows 2·(24 + 5⌈T/64⌉)·u·A for merging partial sums,
-// the 24 for the 2·W vector lanes of one query that the full path's row softmax merges; the streaming
-// kernel keeps each query in its own lane and merges none. The float path takes one of those 24:
-// e^2δ − 1 ≤ u·(1 + u), which δ ≤ u/2 (kFloatScoreBudget) gives.
-//
-// What that admits: c·‖q‖·‖k‖ ≤ (u/2)/γ_{d+3} ≈ 1/(2·(d + 3)), i.e. 1/134 at d = 64 — rows whose every
-// score is below 0.0075 in size, a nearly uniform softmax. Typical rows are far above it (the benchmark's
-// c·‖q‖·‖k‖ ≈ 10.7; unit-variance q and k give ≈ √d = 8): there the double sums stay. docs/performance.md.
-double float_score_error_bound(double q_norm, double k_norm, Index d_k, double inv_divisor) {
-  constexpr double u = 0x1p-24;
-  const double n = static_cast<double>(d_k) + 3;
-  const double gamma = n * u / (1 - n * u);
-  return gamma * inv_divisor * q_norm * k_norm * (1 + 0x1p-40) + (2 * static_cast<double>(d_k) + 1) * 0x1p-150;
-}
 
 void multiply_transposed(const float* A, Index lda, const float* B, Index ldb, float* C, Index ldc, Index m, Index n,
                          Index k, double scale, float* C2, double scale2) {
@@ -497,9 +432,7 @@ void exp_array(const float* in, float* out, Index n) {
 }
 
 void streaming_output(const float* Q, const float* K, const float* V, Index T_q, Index T_k, Index d_k, Index d_v,
-                      double inv_divisor, bool causal, const unsigned char* key_padding, float* out,
-                      bool allow_float_tiles, Index* float_tiles) {
-  if (float_tiles) *float_tiles = 0;
+                      double inv_divisor, bool causal, const unsigned char* key_padding, float* out) {
   // The tile is computed transposed, keys × queries (S_tileᵀ = K_tile·Q_blockᵀ), so that
   //  * the softmax runs down its columns: W queries per vector, their running max and sum kept in vectors,
   //    no horizontal reduction per row;
@@ -540,59 +473,6 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
   pack(V, d_v, T_k, d_v, v_packed.get());
   const Index v_panel = T_k * NR;
 
-  // Which tiles may sum in float (float_score_error_bound above): from the largest query norm of each
-  // block and the largest key norm of each tile, O(T·d) work. Only if some tile can is float scratch made.
-  const Index blocks = (T_q + kBlock - 1) / kBlock;
-  std::vector<double> k_norm(static_cast<std::size_t>(tiles), 0.0), q_norm(static_cast<std::size_t>(blocks), 0.0);
-  bool any_float = false;
-  if (allow_float_tiles) {
-    // First a cheap pass (a vector max per W entries, no rounding): a row's largest entry is at most its
-    // norm, so the bound from the smallest of the blocks' and of the tiles' largest entries is at most the
-    // norm bound of every pair. If even that exceeds the budget no tile can pass, and the norms (a double
-    // sum per entry) are skipped: typical inputs stop here.
-    std::vector<float> k_entry(static_cast<std::size_t>(tiles)), q_entry(static_cast<std::size_t>(blocks));
-    for (Index t = 0; t < tiles; ++t)
-      k_entry[t] = max_abs(K + t * kBlock * d_k, std::min(kBlock, T_k - t * kBlock) * d_k);
-    for (Index b = 0; b < blocks; ++b)
-      q_entry[b] = max_abs(Q + b * kBlock * d_k, std::min(kBlock, T_q - b * kBlock) * d_k);
-    const double q_entry_min = *std::min_element(q_entry.begin(), q_entry.end());
-    const double k_entry_min = *std::min_element(k_entry.begin(), k_entry.end());
-    any_float = float_score_error_bound(q_entry_min, k_entry_min, d_k, inv_divisor) <= kFloatScoreBudget;
-  }
-  if (any_float) {
-    any_float = false;
-    auto largest_norm = [d_k](const float* rows, Index n) {
-      double largest = 0;
-      for (Index r = 0; r < n; ++r) {
-        double sq = 0;
-        for (Index p = 0; p < d_k; ++p) sq += double{rows[r * d_k + p]} * rows[r * d_k + p];
-        largest = std::max(largest, sq);
-      }
-      return std::sqrt(largest);
-    };
-    for (Index t = 0; t < tiles; ++t)
-      k_norm[t] = largest_norm(K + t * kBlock * d_k, std::min(kBlock, T_k - t * kBlock));
-    for (Index b = 0; b < blocks; ++b)
-      q_norm[b] = largest_norm(Q + b * kBlock * d_k, std::min(kBlock, T_q - b * kBlock));
-    const double q_min = *std::min_element(q_norm.begin(), q_norm.end());
-    for (Index t = 0; t < tiles && !any_float; ++t)
-      any_float = float_score_error_bound(q_min, k_norm[t], d_k, inv_divisor) <= kFloatScoreBudget;
-  }
-  const auto float_tile = [&](Index block, Index tile) {
-    return any_float && float_score_error_bound(q_norm[block], k_norm[tile], d_k, inv_divisor) <= kFloatScoreBudget;
-  };
-  // Float scratch, only when used: K's tiles as MR-key groups p-major (packed on first use), and the block's
-  // Q pre-scaled as NR-wide panels (packed on the block's first float tile).
-  const Index groups_f = (kBlock + MR - 1) / MR;
-  std::unique_ptr<float[]> k_float, q_float;
-  std::vector<unsigned char> k_float_ready;
-  if (any_float) {
-    k_float = scratch<float>(tiles * groups_f * MR * d_k);
-    q_float = scratch<float>(packed_size(d_k, (block_q + NRD - 1) / NRD * NRD));
-    k_float_ready.assign(static_cast<std::size_t>(tiles), 0);
-  }
-  const float scale_f = static_cast<float>(inv_divisor);
-
   // Per query block: Q_blockᵀ as ld / NRD panels (d_k × NRD doubles each, written whole by
   // pack_transposed_d, the padding queries as zeros); the tile sᵀ, keys × queries (block_k × ld, written
   // at [0, nk) × [0, nq_padded) before the softmax and weights·V read that same part); the accumulated
@@ -604,7 +484,7 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
   for (Index q0 = 0; q0 < T_q; q0 += kBlock) {
     const Index nq = std::min(kBlock, T_q - q0);
     const Index nq_padded = (nq + NRD - 1) / NRD * NRD;  // whole panels; the padding queries are zero
-    bool q_double_ready = false, q_float_ready = false;
+    pack_transposed_d(Q + q0 * d_k, d_k, nq, d_k, q_panels.get());
     std::fill(running_max, running_max + kBlock, kNegInf);
     std::fill(running_sum, running_sum + kBlock, 0.0f);
     std::fill(acc.get(), acc.get() + nq * d_v, 0.0f);
@@ -613,41 +493,12 @@ void streaming_output(const float* Q, const float* K, const float* V, Index T_q,
     for (Index k0 = 0; k0 < k_end; k0 += kBlock) {
       const Index nk = std::min(kBlock, k_end - k0);
       float* s = weights.get();
-      const Index t = k0 / kBlock;
-      if (float_tile(q0 / kBlock, t)) {
-        // sᵀ = K[k0 .. k0+nk) · (Q_block·fl(inv_divisor))ᵀ summed in float: within kFloatScoreBudget of the
-        // correctly rounded scores (float_score_error_bound).
-        if (float_tiles) ++*float_tiles;
-        float* k_tile = k_float.get() + t * groups_f * MR * d_k;
-        if (!k_float_ready[t]) {
-          for (Index g = 0; g * MR < nk; ++g)
-            for (Index p = 0; p < d_k; ++p)
-              for (Index r = 0; r < MR; ++r) {
-                const Index in_tile = g * MR + r;
-                k_tile[(g * d_k + p) * MR + r] = in_tile < nk ? K[(k0 + in_tile) * d_k + p] : 0.0f;
-              }
-          k_float_ready[t] = 1;
-        }
-        if (!q_float_ready) {
-          pack_transposed_scaled(Q + q0 * d_k, d_k, nq, d_k, scale_f, q_float.get());
-          q_float_ready = true;
-        }
-        for (Index j = 0; j < nk; j += MR)
-          dispatch<MR>(std::min<Index>(MR, nk - j), k_tile + (j / MR) * MR * d_k, MR, q_float.get(), d_k * NR,
-                       nq_padded, d_k, s + j * ld, ld, false);
-      } else {
-        // sᵀ (nk × nq_padded) = K[k0 .. k0+nk) · Q_blockᵀ · inv_divisor, summed in double, rounded once.
-        if (!q_double_ready) {
-          pack_transposed_d(Q + q0 * d_k, d_k, nq, d_k, q_panels.get());
-          q_double_ready = true;
-        }
-        const double* k_tile = k_packed.get() + t * groups * MRD * d_k;
-        for (Index j = 0; j < nk; j += MRD)
-          for (Index i = 0; i < nq_padded; i += NRD)
-            micro_d_rows(std::min<Index>(MRD, nk - j), k_tile + (j / MRD) * MRD * d_k, MRD,
-                         q_panels.get() + (i / NRD) * d_k * NRD, d_k, s + j * ld + i, ld, NRD, inv_divisor, nullptr,
-                         0.0);
-      }
+      // sᵀ (nk × nq_padded) = K[k0 .. k0+nk) · Q_blockᵀ · inv_divisor, summed in double, rounded once.
+      const double* k_tile = k_packed.get() + (k0 / kBlock) * groups * MRD * d_k;
+      for (Index j = 0; j < nk; j += MRD)
+        for (Index i = 0; i < nq_padded; i += NRD)
+          micro_d_rows(std::min<Index>(MRD, nk - j), k_tile + (j / MRD) * MRD * d_k, MRD,
+                       q_panels.get() + (i / NRD) * d_k * NRD, d_k, s + j * ld + i, ld, NRD, inv_divisor, nullptr, 0.0);
       if (causal || key_padding)
         for (Index j = 0; j < nk; ++j)
           for (Index i = 0; i < nq; ++i)

@@ -53,26 +53,12 @@ void exp_array(const float* in, float* out, Index n);
 
 // ---- output-only attention ------------------------------------------------------------------------
 // softmax(Q·Kᵀ · inv_divisor, masks)·V with the online softmax over 64-key tiles, never forming T×T; the
-// scores are summed in double and rounded once, as multiply_transposed's (but see float tiles below). Q: T_q×d_k, K:
-// T_k×d_k, V: T_k×d_v, out: T_q×d_v, all contiguous row-major. key_padding: null or T_k flags. Scratch: the packed K
-// (doubles) and V (O(T_k·d)) and one tile of min(T_k, 64) keys × min(T_q, 64) queries (rounded up to a panel), not
-// zero-filled.
-//
-// A tile whose proven float-sum error bound (float_score_error_bound below, from the largest query and key
-// norms of the tile) stays within kFloatScoreBudget is summed in float instead: its output stays at the
-// float32 floor the double sums keep (the derivation is at the bound in kernels.cpp). allow_float_tiles =
-// false sums every tile in double; float_tiles, if given, gets the number of tiles summed in float.
+// scores are summed in double and rounded once, as multiply_transposed's. Q: T_q×d_k, K: T_k×d_k,
+// V: T_k×d_v, out: T_q×d_v, all contiguous row-major. key_padding: null or T_k flags. Scratch: the packed
+// K (doubles) and V (O(T_k·d)) and one tile of min(T_k, 64) keys × min(T_q, 64) queries (rounded up to a
+// panel), not zero-filled.
 void streaming_output(const float* Q, const float* K, const float* V, Index T_q, Index T_k, Index d_k, Index d_v,
-                      double inv_divisor, bool causal, const unsigned char* key_padding, float* out,
-                      bool allow_float_tiles = true, Index* float_tiles = nullptr);
-
-// ---- when a float sum of q·k is exact enough ---------------------------------------------------------
-// An upper bound on |s̃ − fl(s)| for every scaled score s = q·k·inv_divisor of a query of norm ≤ q_norm
-// and a key of norm ≤ k_norm (d_k entries each), where s̃ is what the streaming kernel's float path
-// computes and fl(s) the correctly rounded score of the double path (derivation in kernels.cpp).
-double float_score_error_bound(double q_norm, double k_norm, Index d_k, double inv_divisor);
-// The largest such bound for which a tile may be summed in float: u/2 (u = 2⁻²⁴), derived in kernels.cpp.
-inline constexpr double kFloatScoreBudget = 0x1p-25;
+                      double inv_divisor, bool causal, const unsigned char* key_padding, float* out);
 
 }  // namespace kernels
 }  // namespace attn

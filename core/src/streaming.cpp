@@ -4,8 +4,6 @@
 // exp(m_old - m_new). kernels::streaming_output runs it; reference::streaming_output is the same
 // recurrence written plainly, which the tests hold the kernel to. The scores are rounded to float once,
 // from double sums, as the full path's: both are at the float32 floor (tests/core/test_accuracy.cpp).
-// A tile whose proven error bound allows it is summed in float instead, staying at that floor
-// (kernels::float_score_error_bound; typical rows do not qualify).
 #include "attention/streaming.hpp"
 
 #include <cmath>
