@@ -54,12 +54,12 @@ def main():
     lines = tinylm.read_corpus()
     train_lines, validation_lines = tinylm.split_corpus(lines)
     v = tinylm.Vocabulary(vocab)
-    validation = train.sequences(validation_lines, v, hyper["context"])
-    ids = torch.cat(train.sequences(train_lines, v, hyper["context"]))
+    validation = train.word_id_sequences(validation_lines, v, hyper["context"])
+    ids = torch.cat(train.word_id_sequences(train_lines, v, hyper["context"]))
     counts = torch.bincount(ids, minlength=len(v)).double() + 1
     unigram = (counts / counts.sum()).log()
     for name, net in (("float32 checkpoint", model), ("data/model.bin (de-quantised)", dequantised)):
-        r, n, _ = train.evaluate(net, validation, unigram)
+        r, n, _ = train.decoder_evaluate(net, validation, unigram, 1.0)
         print(f"{name}: validation {r['model']:.4f} nats/token (perplexity {math.exp(r['model']):.1f}); "
               f"unigram {r['unigram']:.4f} ({math.exp(r['unigram']):.1f}); without <unk> targets "
               f"{r['model_known']:.4f} vs {r['unigram_known']:.4f}; {n} targets")

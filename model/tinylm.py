@@ -196,11 +196,25 @@ def make_model(vocab_size, d_model, heads, d_ff, layers, context, dropout, causa
             upper = torch.triu(torch.full((context, context), float("-inf")), diagonal=1)
             self.register_buffer("causal", upper, persistent=False)
 
-        def hidden(self, ids):  # ids: B × T → LN_f(x): B × T × d
+        def hidden(self, ids, segments=None, positions=None):  # ids: B × T → LN_f(x): B × T × d
+            """segments, positions (B × T, for sequences packed from several lines, model/train.py --pack):
+            each token's line (-1: padding) and its position in that line; a token then attends only to
+            the tokens of its own line up to itself (and padding to itself alone)."""
             T = ids.shape[1]
-            x = self.embedding(ids) * math.sqrt(self.d_model) + self.positions[:T].to(self.embedding.weight.dtype)
-            # The encoder's batches hold sequences of one length (train_encoder.py), so it needs no mask.
+            dtype = self.embedding.weight.dtype
+            if positions is None:
+                x = self.embedding(ids) * math.sqrt(self.d_model) + self.positions[:T].to(dtype)
+            else:
+                x = self.embedding(ids) * math.sqrt(self.d_model) + self.positions[positions].to(dtype)
+            # The encoder's batches hold sequences of one length (train.py), so it needs no mask.
             mask = self.causal[:T, :T].to(x.dtype) if self.is_causal else None
+            if segments is not None:
+                allowed = (segments[:, :, None] == segments[:, None, :]) & (segments[:, :, None] >= 0)
+                if self.is_causal:
+                    allowed &= torch.ones(T, T, dtype=torch.bool).tril()
+                allowed |= torch.eye(T, dtype=torch.bool)
+                mask = torch.zeros(allowed.shape, dtype=x.dtype).masked_fill(~allowed, float("-inf"))
+                mask = mask.repeat_interleave(self.heads, dim=0)  # (B · heads) × T × T, as attention wants it
             for layer in self.layers:
                 x = layer(x, src_mask=mask)
             return self.final_norm(x)
