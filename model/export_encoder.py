@@ -61,6 +61,17 @@ def main():
     # The file as the core sees it, against the float32 checkpoint, on the held-out fill-the-blank cases.
     assert m["vocab"] == vocab and m["mask_id"] == mask_id
     dequantised = tinylm.model_from_file(m, torch.float32)
+    config = checkpoint.get("config")
+    if config and config["vocab"] == "pieces":  # a pieces encoder: its own held-out lines, whole words hidden
+        data = train.Data(train.GPTConfig(**config), print)
+        cases = train.encoder_held_out(train.GPTConfig(**config), data)
+        base = train.unigram_baseline(data.train_ids, cases, len(vocab), mask_id)
+        print(f"unigram baseline (per hidden piece): top-1 {100 * base['top1']:.2f}% top-5 {100 * base['top5']:.2f}%")
+        for name, net in (("float32 checkpoint", model), (f"{args.out} (de-quantised)", dequantised)):
+            r = train.encoder_evaluate(net, cases, mask_id)
+            print(f"{name}: held-out whole-word top-1 {100 * r['top1']:.2f}% top-5 per hidden piece "
+                  f"{100 * r['top5']:.2f}% cross-entropy {r['nll']:.4f} ({r['cases']} cases)")
+        return
     train_lines, validation_lines = tinylm.split_corpus(tinylm.read_corpus())
     v = tinylm.Vocabulary(vocab)
     context = checkpoint["context"]

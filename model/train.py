@@ -164,9 +164,14 @@ def chunk_line(line, context):
     return [(i, s) for i, s in out if len(i) >= 2]
 
 
-def word_sequences(lines, context):
-    """Words: tinylm.chunks of each line, exactly as the committed models were trained."""
-    return [piece for line in lines for piece in tinylm.chunks([w[0] for w in line], context)]
+def decoder_sequences(lines, config):
+    """The decoder's sequences without packing, as tensors: for words tinylm.chunks of each line, exactly as
+    the committed models were trained; for pieces chunk_line's (a line cut between words)."""
+    if config.vocab == "words":
+        seqs = [piece for line in lines for piece in tinylm.chunks([w[0] for w in line], config.context)]
+    else:
+        seqs = [ids for line in lines for ids, _ in chunk_line(line, config.context)]
+    return [torch.tensor(s, dtype=torch.long) for s in seqs]
 
 
 def word_id_sequences(lines, vocab, context):
@@ -387,6 +392,29 @@ def unigram_baseline(train_ids, cases, vocab_size, mask_id):
             "top5": (targets[:, None] == top[None, :]).any(dim=1).double().mean().item(), "words": top.tolist()}
 
 
+def decoder_held_out(config, data):
+    """The decoder's held-out sequences (packed like the training ones when config.pack), the words per
+    predicted target (decoder_evaluate's per-word score), and the unigram baseline's log-probabilities
+    (training frequencies, add-one). Also model/export.py's."""
+    if config.pack:
+        held = pack(data.held, config.context, torch.Generator().manual_seed(EVAL_SEED))
+        # Every piece after a line's first is a target; they spell the line's words less its first.
+        targets = sum(len(ids) - len(set(segments)) for ids, segments, _ in held)
+        words_per_target = targets / max(1, sum(max(0, len(line) - 1) for line in data.held))
+    else:
+        held = decoder_sequences(data.held, config)
+        targets = sum(len(s) - 1 for s in held)
+        words = sum(len({starts for starts in c[1]}) - 1 for line in data.held for c in chunk_line(line, config.context))
+        words_per_target = 1.0 if config.vocab == "words" else targets / max(1, words)
+    counts = torch.bincount(data.train_ids, minlength=len(data.words)).double() + 1
+    return held, words_per_target, (counts / counts.sum()).log()
+
+
+def encoder_held_out(config, data):
+    """The encoder's fill-the-blank cases on the held-out lines (held_out_cases). Also model/export_encoder.py's."""
+    return held_out_cases([c for line in data.held for c in chunk_line(line, config.context)], data.mask_id)
+
+
 # ---- the loop ----------------------------------------------------------------------------------------------
 
 
@@ -414,13 +442,11 @@ def train(config):
     V = len(data.words)
     generator = torch.Generator().manual_seed(config.seed)
     encoder = config.kind == "encoder"
-    words_per_target = 1.0
 
     if encoder:
         train_seqs = [c for line in data.train for c in chunk_line(line, config.context)]
-        held_seqs = [c for line in data.held for c in chunk_line(line, config.context)]
         by_length = group_by_length(train_seqs)
-        cases = held_out_cases(held_seqs, data.mask_id)
+        cases = encoder_held_out(config, data)
         per_epoch = len(encoder_batches(by_length, config.max_positions, torch.Generator().manual_seed(0)))
         total_steps = config.max_steps or int(round(config.epochs * per_epoch))
         baseline = unigram_baseline(data.train_ids, cases, V, data.mask_id)
@@ -428,22 +454,13 @@ def train(config):
             f"words; unigram baseline (per hidden token) top-1 {100 * baseline['top1']:.2f}% top-5 "
             f"{100 * baseline['top5']:.2f}% (always {', '.join(data.words[i] for i in baseline['words'])})")
     else:
-        if config.pack:
-            train_seqs = pack(data.train, config.context, generator)
-            held_seqs = pack(data.held, config.context, torch.Generator().manual_seed(EVAL_SEED))
-            # Targets per word: every piece after a line's first is a target; a line's words, less its first.
-            targets = sum(len(ids) - len(set(seg)) for ids, seg, _ in held_seqs)
-            words = sum(max(0, len(line) - 1) for line in data.held)
-            words_per_target = targets / max(1, words)
-        else:
-            train_seqs = [torch.tensor(s, dtype=torch.long) for s in word_sequences(data.train, config.context)]
-            held_seqs = [torch.tensor(s, dtype=torch.long) for s in word_sequences(data.held, config.context)]
+        train_seqs = pack(data.train, config.context, generator) if config.pack else \
+            decoder_sequences(data.train, config)
+        held_seqs, words_per_target, unigram_log_probs = decoder_held_out(config, data)
         epochs = int(math.ceil(config.epochs))
         epoch_batches = [decoder_batches(train_seqs, config.max_positions, generator) for _ in range(epochs)]
         per_epoch = len(epoch_batches[0])
         total_steps = sum(len(b) for b in epoch_batches)
-        counts = torch.bincount(data.train_ids, minlength=V).double() + 1  # unigram baseline, add-one
-        unigram_log_probs = (counts / counts.sum()).log()
         log(f"{len(train_seqs)} training sequences ({'packed' if config.pack else 'one line each'}), "
             f"{len(held_seqs)} held out")
 
