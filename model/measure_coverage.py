@@ -5,7 +5,7 @@ split into sentences. Debian's fortune databases are never read, and packages wh
 are skipped. The text is not committed (each description is its package's own; licences vary): the script
 rebuilds the set from apt's index.
 
-  apt-get update -o 'Acquire::Languages::=en'    # once: fetches the Translation-en indexes (~13 MB)
+  apt-get update -o 'Acquire::Languages=en' -o 'Acquire::Languages::=en'   # once: Translation-en (~13 MB)
   /usr/bin/python3 model/measure_coverage.py     # → the numbers in model/README.md ("Every word understood")
 
 Reported: tokens the committed word models (data/model.bin, data/encoder.bin: <unk> + 8,192 words, with the
@@ -81,7 +81,8 @@ def share(count, total):
 def main():
     chosen, available = sentences()
     if not chosen:
-        raise SystemExit("no Translation-en index: run apt-get update -o 'Acquire::Languages::=en' first")
+        raise SystemExit("no Translation-en index: run apt-get update -o 'Acquire::Languages=en' "
+                         "-o 'Acquire::Languages::=en' first")
     tokens = tokenize(chosen)
     corpus = set()
     for name in ("train.txt", "heldout.txt"):
