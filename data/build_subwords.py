@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import build_vectors  # noqa: E402  (quantise, MAGIC)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "model"))
-from tinylm import stem_candidates  # noqa: E402  (attn::stem_candidates' Python twin)
+from tinylm import stem_candidates  # noqa: E402  (attn::stem_candidates, asked of the core)
 
 # Words issue 24 lists as falling through (the alphabetic ones and the ones whose stem is alphabetic).
 ISSUE_WORDS = ["maybe", "ought", "deserve", "someday", "paranoid", "afterward", "murphy"]

@@ -51,15 +51,25 @@ def main():
     m = tinylm.read_model(args.out)
     assert m["vocab"] == vocab
     dequantised = tinylm.model_from_file(m, torch.float32)
+    config = checkpoint.get("config")
+    if config and config["vocab"] == "pieces":  # a pieces decoder: its own held-out lines and score per word
+        data = train.Data(train.GPTConfig(**config), print)
+        held, words_per_target, unigram = train.decoder_held_out(train.GPTConfig(**config), data)
+        for name, net in (("float32 checkpoint", model), (f"{args.out} (de-quantised)", dequantised)):
+            r, n, _ = train.decoder_evaluate(net, held, unigram, words_per_target)
+            print(f"{name}: held-out {r['model']:.4f} nats/piece (perplexity {math.exp(r['model']):.1f}), per word "
+                  f"{r['model_per_word']:.4f} (perplexity {math.exp(r['model_per_word']):.1f}); unigram "
+                  f"{r['unigram']:.4f} nats/piece; {n} targets")
+        return
     lines = tinylm.read_corpus()
     train_lines, validation_lines = tinylm.split_corpus(lines)
     v = tinylm.Vocabulary(vocab)
-    validation = train.sequences(validation_lines, v, hyper["context"])
-    ids = torch.cat(train.sequences(train_lines, v, hyper["context"]))
+    validation = train.word_id_sequences(validation_lines, v, hyper["context"])
+    ids = torch.cat(train.word_id_sequences(train_lines, v, hyper["context"]))
     counts = torch.bincount(ids, minlength=len(v)).double() + 1
     unigram = (counts / counts.sum()).log()
-    for name, net in (("float32 checkpoint", model), ("data/model.bin (de-quantised)", dequantised)):
-        r, n, _ = train.evaluate(net, validation, unigram)
+    for name, net in (("float32 checkpoint", model), (f"{args.out} (de-quantised)", dequantised)):
+        r, n, _ = train.decoder_evaluate(net, validation, unigram, 1.0)
         print(f"{name}: validation {r['model']:.4f} nats/token (perplexity {math.exp(r['model']):.1f}); "
               f"unigram {r['unigram']:.4f} ({math.exp(r['unigram']):.1f}); without <unk> targets "
               f"{r['model_known']:.4f} vs {r['unigram_known']:.4f}; {n} targets")

@@ -18,7 +18,7 @@ import torch
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tinylm  # noqa: E402
-import train_encoder  # noqa: E402
+import train  # noqa: E402  (the one training script: its encoder's data and held-out score)
 
 MAX_BYTES = 1_000_000
 
@@ -61,15 +61,27 @@ def main():
     # The file as the core sees it, against the float32 checkpoint, on the held-out fill-the-blank cases.
     assert m["vocab"] == vocab and m["mask_id"] == mask_id
     dequantised = tinylm.model_from_file(m, torch.float32)
+    config = checkpoint.get("config")
+    if config and config["vocab"] == "pieces":  # a pieces encoder: its own held-out lines, whole words hidden
+        data = train.Data(train.GPTConfig(**config), print)
+        cases = train.encoder_held_out(train.GPTConfig(**config), data)
+        base = train.unigram_baseline(data.train_ids, cases, len(vocab), mask_id)
+        print(f"unigram baseline (per hidden piece): top-1 {100 * base['top1']:.2f}% top-5 {100 * base['top5']:.2f}%")
+        for name, net in (("float32 checkpoint", model), (f"{args.out} (de-quantised)", dequantised)):
+            r = train.encoder_evaluate(net, cases, mask_id)
+            print(f"{name}: held-out whole-word top-1 {100 * r['top1']:.2f}% top-5 per hidden piece "
+                  f"{100 * r['top5']:.2f}% cross-entropy {r['nll']:.4f} ({r['cases']} cases)")
+        return
     train_lines, validation_lines = tinylm.split_corpus(tinylm.read_corpus())
     v = tinylm.Vocabulary(vocab)
-    cases = train_encoder.held_out_cases(train_encoder.pieces(validation_lines, v), mask_id)
-    train_ids = torch.tensor([i for piece in train_encoder.pieces(train_lines, v) for i in piece])
-    base = train_encoder.unigram_baseline(train_ids, cases, len(vocab), mask_id)
+    context = checkpoint["context"]
+    cases = train.held_out_cases(train.word_chunks(validation_lines, v, context), mask_id)
+    train_ids = torch.tensor([i for piece, _ in train.word_chunks(train_lines, v, context) for i in piece])
+    base = train.unigram_baseline(train_ids, cases, len(vocab), mask_id)
     print(f"unigram baseline: top-1 {100 * base['top1']:.2f}% top-5 {100 * base['top5']:.2f}% "
           f"({', '.join(vocab[i] for i in base['words'])})")
     for name, net in (("float32 checkpoint", model), (f"{args.out} (de-quantised)", dequantised)):
-        r = train_encoder.evaluate(net, cases, mask_id)
+        r = train.encoder_evaluate(net, cases, mask_id)
         print(f"{name}: held-out masked word top-1 {100 * r['top1']:.2f}% top-5 {100 * r['top5']:.2f}% "
               f"cross-entropy {r['nll']:.4f} ({r['cases']} cases)")
 

@@ -63,74 +63,64 @@ def chunks(tokens, context):
 # ---- vocabulary ----------------------------------------------------------------------------------------
 
 
-def _suffix_stems(raw, out):
-    """attn's suffix_stems (core/src/word_vectors.cpp) on UTF-8 bytes, appending to out."""
-    def strip(suffix, replacement):
-        if len(raw) > len(suffix) and raw.endswith(suffix):
-            stem = raw[:-len(suffix)] + replacement
-            if len(stem) >= 2:
-                out.append(stem)
-
-    def strip_doubled(suffix):
-        n = len(suffix)
-        if not raw.endswith(suffix) or len(raw) < n + 3:
-            return
-        a, b = raw[-n - 1:len(raw) - n], raw[-n - 2:len(raw) - n - 1]
-        if a == b and a not in b"aeiou" and b"a" <= a <= b"z":
-            out.append(raw[:-n - 1])
-
-    for suffix, replacement in ((b"'s", b""), (b"ies", b"y"), (b"es", b""), (b"s", b""), (b"ing", b""),
-                                (b"ing", b"e"), (b"ed", b""), (b"ed", b"e"), (b"ly", b"")):
-        strip(suffix, replacement)
-    for whole, head in ((b"won't", b"will"), (b"shan't", b"shall"), (b"can't", b"can")):
-        if raw == whole:
-            out.append(head)
-    for contraction in (b"n't", b"'ve", b"'re", b"'ll", b"'d", b"'m", b"s'"):
-        strip(contraction, b"")
-    strip(b"ied", b"y")
-    strip(b"ier", b"y")
-    strip(b"iest", b"y")
-    for suffix in (b"ed", b"ing", b"er", b"est"):
-        strip_doubled(suffix)
-    for suffix, replacement in ((b"er", b""), (b"er", b"e"), (b"est", b""), (b"est", b"e")):
-        strip(suffix, replacement)
+TOKENIZE = ROOT / "build" / "native" / "attention-tokenize"
+_stems = {}  # word -> its stems, as the core gave them
+_stemmer = None  # one `attention-tokenize --stems` process, kept open for words asked one at a time
 
 
-def _number_stems(raw, out):
-    digits = 0
-    while digits < len(raw) and raw[digits:digits + 1].isdigit():
-        digits += 1
-    if digits == 0:
+def _tool():
+    """build/native/attention-tokenize, built if missing (the core's tokenizer, stemmer and piece encoder)."""
+    if not TOKENIZE.exists():
+        subprocess.run(["cmake", "-S", ".", "-B", "build/native", "-DCMAKE_BUILD_TYPE=Release"], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run(["cmake", "--build", "build/native", "--target", "attention-tokenize", "-j2"], cwd=ROOT,
+                       check=True)
+    return str(TOKENIZE)
+
+
+def _encode(word):
+    return word.encode("utf-8", errors="surrogateescape")
+
+
+def _decode(raw):
+    return raw.decode("utf-8", errors="surrogateescape")
+
+
+def prefetch_stems(words):
+    """Asks the core for the stems of many words in one run (a corpus's unknown tokens), for stem_candidates."""
+    todo = sorted({w for w in words if w not in _stems})
+    if not todo:
         return
-    rest = raw[digits:]
-    if rest not in (b"", b"st", b"nd", b"rd", b"th", b"s"):
-        return
-    number = bytearray(raw[:digits])
-    if rest:
-        out.append(bytes(number))
-    for k in range(len(number) - 1, 0, -1):
-        if number[k] == ord("0"):
-            continue
-        number[k] = ord("0")
-        out.append(bytes(number))
+    assert all("\n" not in w for w in todo)
+    out = subprocess.run([_tool(), "--stems"], input=b"".join(_encode(w) + b"\n" for w in todo),
+                         stdout=subprocess.PIPE, check=True).stdout.split(b"\n")[:-1]
+    assert len(out) == len(todo)
+    for w, line in zip(todo, out):
+        _stems[w] = [_decode(t) for t in line.split(b" ") if t]
 
 
 def stem_candidates(word):
-    """The stems attn::stem_candidates tries, in the same order ("stations" -> "station", "you've" -> "you",
-    "replied" -> "reply", "95" -> "90", "non-linear" -> "linear"). Lengths are in UTF-8 bytes as in C++;
-    a stem is only used when it has at least 2 bytes, or is a number."""
-    raw = word.encode("utf-8", errors="surrogateescape")
-    out = []
-    _suffix_stems(raw, out)
-    _number_stems(raw, out)
-    hyphen = raw.rfind(b"-")
-    if hyphen != -1 and hyphen + 1 < len(raw):
-        last = raw[hyphen + 1:]
-        if len(last) >= 2 or last[:1].isdigit():
-            out.append(last)
-        _suffix_stems(last, out)
-        _number_stems(last, out)
-    return [s.decode("utf-8", errors="surrogateescape") for s in out]
+    """attn::stem_candidates, from the core itself (attention-tokenize --stems): the stems a word the
+    vocabulary lacks is tried with, in order ("stations" -> "station", "you've" -> "you", "replied" ->
+    "reply", "95" -> "90", "non-linear" -> "linear"). Not a copy of the C++ rules: one implementation."""
+    global _stemmer
+    if word not in _stems:
+        if _stemmer is None:
+            _stemmer = subprocess.Popen([_tool(), "--stems"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        _stemmer.stdin.write(_encode(word) + b"\n")
+        _stemmer.stdin.flush()
+        _stems[word] = [_decode(t) for t in _stemmer.stdout.readline().rstrip(b"\n").split(b" ") if t]
+    return _stems[word]
+
+
+def pieces_of_lines(lines, vocab_file=ROOT / "data" / "pieces.vocab"):
+    """Each line's words as lists of piece ids (attn::PieceVocabulary::encode through attention-tokenize
+    --pieces): the same pieces the core gives the reader's sentence."""
+    data = b"".join(_encode(l.replace("\n", " ")) + b"\n" for l in lines)
+    out = subprocess.run([_tool(), "--pieces", str(vocab_file)], input=data, stdout=subprocess.PIPE,
+                         check=True).stdout.split(b"\n")[:-1]
+    assert len(out) == len(lines)
+    return [[[int(i) for i in word.split(b",")] for word in line.split(b" ") if word] for line in out]
 
 
 class Vocabulary:
@@ -158,6 +148,11 @@ class Vocabulary:
 
     def ids(self, tokens):
         return [self.lookup(t)[0] for t in tokens]
+
+    def ids_of_lines(self, lines):
+        """ids() of many lines, with the stems of all their unknown tokens asked of the core in one run."""
+        prefetch_stems(t for line in lines for t in line if t not in self.index)
+        return [[self.lookup(t)[0] for t in line] for line in lines]
 
     def __len__(self):
         return len(self.words)
@@ -201,11 +196,25 @@ def make_model(vocab_size, d_model, heads, d_ff, layers, context, dropout, causa
             upper = torch.triu(torch.full((context, context), float("-inf")), diagonal=1)
             self.register_buffer("causal", upper, persistent=False)
 
-        def hidden(self, ids):  # ids: B × T → LN_f(x): B × T × d
+        def hidden(self, ids, segments=None, positions=None):  # ids: B × T → LN_f(x): B × T × d
+            """segments, positions (B × T, for sequences packed from several lines, model/train.py --pack):
+            each token's line (-1: padding) and its position in that line; a token then attends only to
+            the tokens of its own line up to itself (and padding to itself alone)."""
             T = ids.shape[1]
-            x = self.embedding(ids) * math.sqrt(self.d_model) + self.positions[:T].to(self.embedding.weight.dtype)
-            # The encoder's batches hold sequences of one length (train_encoder.py), so it needs no mask.
+            dtype = self.embedding.weight.dtype
+            if positions is None:
+                x = self.embedding(ids) * math.sqrt(self.d_model) + self.positions[:T].to(dtype)
+            else:
+                x = self.embedding(ids) * math.sqrt(self.d_model) + self.positions[positions].to(dtype)
+            # The encoder's batches hold sequences of one length (train.py), so it needs no mask.
             mask = self.causal[:T, :T].to(x.dtype) if self.is_causal else None
+            if segments is not None:
+                allowed = (segments[:, :, None] == segments[:, None, :]) & (segments[:, :, None] >= 0)
+                if self.is_causal:
+                    allowed &= torch.ones(T, T, dtype=torch.bool).tril()
+                allowed |= torch.eye(T, dtype=torch.bool)
+                mask = torch.zeros(allowed.shape, dtype=x.dtype).masked_fill(~allowed, float("-inf"))
+                mask = mask.repeat_interleave(self.heads, dim=0)  # (B · heads) × T × T, as attention wants it
             for layer in self.layers:
                 x = layer(x, src_mask=mask)
             return self.final_norm(x)
