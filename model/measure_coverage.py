@@ -74,6 +74,14 @@ def tokenize(lines):
     return [l.split() for l in out.decode("utf-8", errors="surrogateescape").split("\n")[:-1]]
 
 
+def vector_words(path):
+    """The words of a vectors file (ATTNVEC1: magic, count, dim, words_bytes, then the words, one a line)."""
+    data = pathlib.Path(path).read_bytes()
+    assert data[:8] == b"ATTNVEC1", path
+    words_bytes = int.from_bytes(data[16:20], "little")
+    return set(data[20:20 + words_bytes].decode("utf-8").split("\n")[:-1])
+
+
 def share(count, total):
     return f"{count} ({100 * count / total:.2f} %)"
 
@@ -107,6 +115,18 @@ def main():
               f"{share(kinds['stemmed'], n_tokens)}; sentences with an unknown token {share(with_unknown, len(tokens))}; "
               f"sentences over 32 tokens {share(sum(len(t) > 32 for t in tokens), len(tokens))}, over 128 "
               f"{share(sum(len(t) > 128 for t in tokens), len(tokens))}")
+    # The word vectors (data/vectors.bin, then data/vectors-composed.bin), looked up as the core's
+    # WordVectors::embed does: the word, its stems, then the composed table's word and its stems.
+    table, composed = vector_words(tinylm.ROOT / "data" / "vectors.bin"), vector_words(
+        tinylm.ROOT / "data" / "vectors-composed.bin")
+    tinylm.prefetch_stems({t for line in tokens for t in line if t not in table})
+    unknown_vec = with_unknown_vec = 0
+    for line in tokens:
+        missing = [t for t in line if not any(c in table or c in composed for c in [t, *tinylm.stem_candidates(t)])]
+        unknown_vec += len(missing)
+        with_unknown_vec += bool(missing)
+    print(f"word vectors (vectors.bin + vectors-composed.bin, with stems): unknown tokens "
+          f"{share(unknown_vec, n_tokens)}; sentences with an unknown token {share(with_unknown_vec, len(tokens))}")
     pieces = tinylm.pieces_of_lines(chosen)
     counts = [sum(len(w) for w in line) for line in pieces]
     unknown = sum(1 for line in pieces for w in line for i in w if i == 0)
