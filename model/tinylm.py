@@ -269,6 +269,8 @@ MAGIC, VERSION = b"ATTNLM", 1
 VERSION_2 = 2  # adds the mask token's id to the header and the flags below
 FLAG_CAUSAL, FLAG_GELU, FLAG_SINUSOIDAL = 1, 2, 4
 FLAG_INT8 = 8  # version 2: the layers' weight matrices are int8 with a float32 scale per output unit
+FLAG_PIECES = 32  # version 2: the words block is a pieces vocabulary's text (data/pieces.vocab), V = its pieces
+                  # (+ [MASK] for an encoder, id = the pieces count)
 # magic, version, V, d_model, layers, heads, d_ff, context, flags, words_bytes, eps, embedding scale
 HEADER = struct.Struct("<6sH8I2f")
 # Version 2: the same, then mask_id (0: none) after words_bytes.
@@ -320,16 +322,26 @@ def write_model(path, m):
     """m: dict with vocab (list of words), d_model, layers, heads, d_ff, context, eps, embedding_scale,
     emb_scale (V float32), emb_q (V × d int8), layer_tensors (list of dicts of float tensors),
     final_gamma, final_beta, captions (list of strings, empty or layers × heads); for the encoder also
-    causal = False and mask_id, and int8 = True to store the layers' matrices as int8. A causal model
-    with float16 layers is written as version 1 (data/model.bin), anything else as version 2."""
+    causal = False and mask_id, and int8 = True to store the layers' matrices as int8. A pieces model also
+    has pieces_text (the text of data/pieces.vocab, scores included); its vocab is then that file's pieces,
+    plus [MASK] (mask_id = the pieces count) for an encoder. A causal words model with float16 layers is
+    written as version 1 (data/model.bin), anything else as version 2."""
     import numpy as np
-    words = b"".join(bytes([len(w.encode("utf-8"))]) + w.encode("utf-8") for w in m["vocab"])
-    assert all(0 < len(w.encode("utf-8")) < 256 for w in m["vocab"])
     V, d, d_ff = len(m["vocab"]), m["d_model"], m["d_ff"]
     causal, int8, mask_id = m.get("causal", True), m.get("int8", False), m.get("mask_id", 0)
+    pieces_text = m.get("pieces_text")
+    if pieces_text is None:
+        words = b"".join(bytes([len(w.encode("utf-8"))]) + w.encode("utf-8") for w in m["vocab"])
+        assert all(0 < len(w.encode("utf-8")) < 256 for w in m["vocab"])
+    else:
+        pieces = pieces_in_text(pieces_text)
+        assert m["vocab"] == pieces + ([] if causal else [MASK]), "vocab must be the text's pieces (+ [MASK])"
+        assert causal or mask_id == len(pieces), "a pieces encoder's [MASK] comes right after its pieces"
+        words = pieces_text.encode("utf-8")
     assert causal == (mask_id == 0), "an encoder has a mask token, a decoder none"
-    flags = (FLAG_CAUSAL if causal else 0) | FLAG_GELU | FLAG_SINUSOIDAL | (FLAG_INT8 if int8 else 0)
-    if causal and not int8:
+    flags = (FLAG_CAUSAL if causal else 0) | FLAG_GELU | FLAG_SINUSOIDAL | (FLAG_INT8 if int8 else 0) | \
+        (FLAG_PIECES if pieces_text is not None else 0)
+    if causal and not int8 and pieces_text is None:
         out = bytearray(HEADER.pack(MAGIC, VERSION, V, d, m["layers"], m["heads"], d_ff, m["context"], flags,
                                     len(words), m["eps"], m["embedding_scale"]))
     else:
@@ -362,6 +374,13 @@ def write_model(path, m):
     return len(out)
 
 
+def pieces_in_text(text):
+    """The pieces of a pieces vocabulary's text (data/pieces.vocab: a header line, then piece TAB score)."""
+    lines = text.split("\n")
+    assert lines[0] == "attention-pieces 1 bpe", lines[0]
+    return [l.split("\t")[0] for l in lines[1:] if l]
+
+
 def read_model(path=MODEL_FILE):
     """A model file (data/model.bin or data/encoder.bin) de-quantised to float32 numpy arrays exactly as
     the C++ core computes them (scale × int8 in float32; float16 → float32 is exact)."""
@@ -375,7 +394,11 @@ def read_model(path=MODEL_FILE):
         magic, version, V, d, L, H, d_ff, context, flags, words_bytes, eps, emb_scale = HEADER.unpack_from(data, 0)
         mask_id, pos = 0, HEADER.size
     assert magic == MAGIC and version in (VERSION, VERSION_2), (magic, version)
-    words, end = [], pos + words_bytes
+    words, end, pieces_text = [], pos + words_bytes, None
+    if flags & FLAG_PIECES:
+        pieces_text = data[pos:end].decode("utf-8")
+        words = pieces_in_text(pieces_text) + ([] if flags & FLAG_CAUSAL else [MASK])
+        pos = end
     while pos < end:
         n = data[pos]
         words.append(data[pos + 1:pos + 1 + n].decode("utf-8"))
@@ -417,7 +440,8 @@ def read_model(path=MODEL_FILE):
     return {"vocab": words, "d_model": d, "layers": L, "heads": H, "d_ff": d_ff, "context": context, "flags": flags,
             "causal": bool(flags & FLAG_CAUSAL), "mask_id": mask_id, "int8": bool(flags & FLAG_INT8), "eps": eps, "embedding_scale": emb_scale, "emb_scale": scale, "emb_q": q, "embedding": embedding,
             "layer_tensors": layers, "final_gamma": final_gamma, "final_beta": final_beta, "captions": captions,
-            "captions_offset": captions_offset, "size": len(data)}
+            "captions_offset": captions_offset, "size": len(data),
+            **({"pieces_text": pieces_text} if pieces_text is not None else {})}
 
 
 def encode_captions(captions):

@@ -24,7 +24,29 @@ Index LanguageModel::find(std::string_view word) const {
   return id_plus_1 == 0 ? -1 : static_cast<Index>(id_plus_1 - 1);
 }
 
+namespace {
+
+// A pieces model's tokens: one per piece, labelled as the page draws them ("sta", "##tion").
+std::vector<ModelToken> piece_tokens(const LanguageModel& model, std::string_view text) {
+  const PieceEncoding encoding = model.pieces->encode(text);
+  if (encoding.ids.empty()) fail("there is no word to run the model on: the text is empty");
+  if (static_cast<Index>(encoding.ids.size()) > model.context)
+    fail("the text has %llu pieces (%llu words) but the model's context holds %lld pieces; shorten it",
+         static_cast<ull>(encoding.ids.size()), static_cast<ull>(encoding.words.size()), ll(model.context));
+  std::vector<ModelToken> tokens;
+  tokens.reserve(encoding.ids.size());
+  for (std::size_t p = 0; p < encoding.ids.size(); ++p) {
+    const std::uint32_t id = encoding.ids[p];
+    tokens.push_back({model.pieces->label(id), Lookup::Known, std::string(model.pieces->piece(id)), Index(id),
+                      Index(encoding.word_of[p])});
+  }
+  return tokens;
+}
+
+}  // namespace
+
 std::vector<ModelToken> model_tokens(const LanguageModel& model, std::string_view text) {
+  if (model.pieces) return piece_tokens(model, text);
   std::vector<std::string> words = tokenize(text);
   if (words.empty()) fail("there is no word to run the model on: the text is empty");
   if (static_cast<Index>(words.size()) > model.context)
@@ -33,7 +55,7 @@ std::vector<ModelToken> model_tokens(const LanguageModel& model, std::string_vie
   std::vector<ModelToken> tokens;
   tokens.reserve(words.size());
   for (std::string& word : words) {
-    ModelToken token{std::move(word), Lookup::Unknown, "<unk>", 0};
+    ModelToken token{std::move(word), Lookup::Unknown, "<unk>", 0, static_cast<Index>(tokens.size())};
     if (const Index id = model.find(token.text); id >= 0) {
       token.lookup = Lookup::Known;
       token.matched = token.text;
@@ -85,7 +107,7 @@ std::vector<Prediction> predict(const LanguageModel& model, const ModelRun& run,
   std::vector<Prediction> out;
   for (std::size_t i = 0; i < k; ++i) {
     const Index id = order[i];
-    out.push_back({id, model.vocabulary[static_cast<std::size_t>(id)], logits(id), probabilities(0, id)});
+    out.push_back({id, model.vocabulary[static_cast<std::size_t>(id)], logits(id), probabilities(0, id), {id}});
   }
   return out;
 }
@@ -289,8 +311,79 @@ std::vector<ModelToken> masked_tokens(const LanguageModel& model, const std::vec
          ll(T - 1));
   std::vector<ModelToken> masked = tokens;
   const std::string& mask = model.vocabulary[static_cast<std::size_t>(model.mask_id)];
-  masked[static_cast<std::size_t>(position)] = {mask, Lookup::Known, mask, model.mask_id};
+  masked[static_cast<std::size_t>(position)] = {mask, Lookup::Known, mask, model.mask_id, position};
   return masked;
+}
+
+// log softmax of one position's logits over the whole vocabulary, in double (the sums below add a few).
+Eigen::VectorXd log_probabilities(const LanguageModel& model, const ModelRun& run, Index t) {
+  const Eigen::VectorXd logits = logits_at(model, run, t).cast<double>();
+  const double top = logits.maxCoeff();
+  return logits.array() - (top + std::log((logits.array() - top).exp().sum()));
+}
+
+// A partial or whole guess for a pieces blank: its pieces so far and the sum of their log-probabilities.
+struct Candidate {
+  std::vector<Index> pieces;
+  double log_probability = 0;
+};
+
+// Higher sum first; equal sums in the order of their piece ids, so the ranking is the same on every run.
+bool ranks_first(const Candidate& a, const Candidate& b) {
+  return a.log_probability > b.log_probability || (a.log_probability == b.log_probability && a.pieces < b.pieces);
+}
+
+// The top_k whole words for a pieces blank whose k pieces sit at `masked` (token positions). Position i
+// offers word-start pieces ("▁…", with text after the mark, so no guess is empty) when i = 0, continuation
+// pieces after; never <unk>, [MASK] or byte pieces. A guess's score is the sum of its pieces'
+// log-probabilities, each at its own position of the one forward pass.
+//
+// A beam of width top_k over the positions finds the exact top_k of that sum: the positions are scored
+// independently (the pieces chosen at one do not change another's log-probabilities), so a guess's score is
+// its prefix's score plus its other pieces' own log-probabilities. A prefix outside the top_k prefixes
+// has top_k prefixes at least as good, and each of them can take the same remaining pieces: top_k guesses
+// at least as good as any it leads to, so dropping it loses no top_k guess.
+std::vector<Prediction> predict_word(const LanguageModel& model, const ModelRun& run, const std::vector<Index>& masked,
+                                     std::size_t top_k) {
+  const PieceVocabulary& vocabulary = *model.pieces;
+  const std::string_view mark = PieceVocabulary::word_start;
+  std::vector<Candidate> beam{Candidate{}};
+  for (std::size_t i = 0; i < masked.size() && top_k > 0; ++i) {
+    const Eigen::VectorXd lp = log_probabilities(model, run, masked[i]);
+    // The top_k allowed pieces at this position are all an extension can use: any other piece is beaten
+    // by top_k of them whatever the prefix.
+    std::vector<Index> allowed;
+    for (std::uint32_t id = 1; id < vocabulary.size(); ++id) {
+      if (vocabulary.is_byte(id)) continue;
+      const std::string_view piece = vocabulary.piece(id);
+      const bool starts = piece.substr(0, mark.size()) == mark;
+      if (i == 0 ? starts && piece.size() > mark.size() : !starts) allowed.push_back(Index(id));
+    }
+    const std::size_t keep = std::min(top_k, allowed.size());
+    std::partial_sort(allowed.begin(), allowed.begin() + static_cast<std::ptrdiff_t>(keep), allowed.end(),
+                      [&](Index a, Index b) { return lp(a) > lp(b) || (lp(a) == lp(b) && a < b); });
+    allowed.resize(keep);
+    std::vector<Candidate> next;
+    for (const Candidate& prefix : beam)
+      for (const Index id : allowed) {
+        Candidate c = prefix;
+        c.pieces.push_back(id);
+        c.log_probability += lp(id);
+        next.push_back(std::move(c));
+      }
+    const std::size_t width = std::min(top_k, next.size());
+    std::partial_sort(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(width), next.end(), ranks_first);
+    next.resize(width);
+    beam = std::move(next);
+  }
+  std::vector<Prediction> out;
+  if (top_k == 0) return out;
+  for (const Candidate& c : beam) {
+    std::vector<std::uint32_t> ids(c.pieces.begin(), c.pieces.end());
+    out.push_back({c.pieces.front(), vocabulary.decode_word(ids), static_cast<float>(c.log_probability),
+                   static_cast<float>(std::exp(c.log_probability)), c.pieces});
+  }
+  return out;
 }
 
 }  // namespace
@@ -301,16 +394,37 @@ FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index 
     fail("fill-the-blank needs an encoder (a model trained with a [MASK] token); this model is a causal decoder");
   FilledBlank out;
   out.tokens = model_tokens(model, text);
-  std::vector<ModelToken> masked = masked_tokens(model, out.tokens, position);
   out.position = position;
+  if (!model.pieces) {
+    std::vector<ModelToken> masked = masked_tokens(model, out.tokens, position);
+    out.masked = {position};
+    out.run = run_model(model, ids_of(masked), top_k, off);
+    out.run.tokens = std::move(masked);
+    out.run.predictions = predict(model, out.run, position, top_k);
+    return out;
+  }
+  // A pieces model: every piece of word `position` becomes [MASK]; the guesses are whole words.
+  const Index words = out.tokens.back().word + 1;
+  if (position < 0 || position >= words)
+    fail("position %lld is not a word of the sentence: it has %lld words, numbered 0 to %lld", ll(position), ll(words),
+         ll(words - 1));
+  std::vector<ModelToken> masked = out.tokens;
+  const std::string& mask = model.vocabulary[static_cast<std::size_t>(model.mask_id)];
+  for (std::size_t t = 0; t < masked.size(); ++t)
+    if (masked[t].word == position) {
+      masked[t] = {mask, Lookup::Known, mask, model.mask_id, position};
+      out.masked.push_back(static_cast<Index>(t));
+    }
   out.run = run_model(model, ids_of(masked), top_k, off);
   out.run.tokens = std::move(masked);
-  out.run.predictions = predict(model, out.run, position, top_k);
+  out.run.predictions = predict_word(model, out.run, out.masked, top_k);
   return out;
 }
 
 HeadEffects head_effects(const LanguageModel& model, std::string_view text, Index position, const Intervention& base,
                          Ablation mode) {
+  if (model.pieces && !model.causal)
+    fail("head effects are not available for a pieces encoder yet: its blank is a whole word of several pieces");
   const std::vector<ModelToken> tokens = model_tokens(model, text);
   const std::vector<Index> ids = ids_of(model.causal ? tokens : masked_tokens(model, tokens, position));
   const Index at = model.causal ? static_cast<Index>(tokens.size()) - 1 : position;  // the guessed position

@@ -24,9 +24,11 @@ using detail::ull;
 
 constexpr char kMagic[6] = {'A', 'T', 'T', 'N', 'L', 'M'};
 // Version 1: the decoder (data/model.bin). Version 2 adds the mask token's id to the header and lets the
-// flags say bidirectional (no kCausal) and int8 layer matrices (data/encoder.bin).
+// flags say bidirectional (no kCausal), int8 layer matrices (data/encoder.bin) and a pieces vocabulary
+// (kPieces: the words block holds data/pieces.vocab's text instead of a list of words). 16 is left unused:
+// files with it were refused before, and tests hold that an unknown flag still is.
 constexpr std::uint16_t kVersion1 = 1, kVersion2 = 2;
-constexpr std::uint32_t kCausal = 1, kGelu = 2, kSinusoidal = 4, kInt8 = 8;
+constexpr std::uint32_t kCausal = 1, kGelu = 2, kSinusoidal = 4, kInt8 = 8, kPieces = 32;
 constexpr char kMaskWord[] = "[MASK]";
 constexpr float kLayerNormEps = 1e-5f;  // what attn::layer_norm's default (and so every layer's) uses
 // Limits that no real model of this format comes near; they keep every size computation inside 64 bits
@@ -38,9 +40,9 @@ void require_shape(bool ok, const char* what, std::uint64_t value, const char* r
 }
 
 // ---- header: magic, version, the hyper-parameters --------------------------------------------------------
-// Returns the config; `words_bytes` gets the size of the vocabulary block that follows and `int8` whether
-// the layers' matrices are int8.
-ModelConfig read_header(ByteReader& in, std::size_t size, std::uint32_t& words_bytes, bool& int8) {
+// Returns the config; `words_bytes` gets the size of the vocabulary block that follows, `int8` whether
+// the layers' matrices are int8 and `pieces` whether that block is a pieces vocabulary.
+ModelConfig read_header(ByteReader& in, std::size_t size, std::uint32_t& words_bytes, bool& int8, bool& pieces) {
   if (size < sizeof kMagic || std::memcmp(in.take(sizeof kMagic, "magic"), kMagic, sizeof kMagic) != 0)
     fail("not a model file: it must start with \"ATTNLM\"");
   const std::uint16_t version = in.u16("version");
@@ -64,13 +66,14 @@ ModelConfig read_header(ByteReader& in, std::size_t size, std::uint32_t& words_b
         "model file flags %u are not supported in version 1: it holds causal, GELU, sinusoidal-position models "
         "(flags 7)",
         unsigned{flags});
-  if ((flags & ~(kCausal | kInt8)) != (kGelu | kSinusoidal))
+  if ((flags & ~(kCausal | kInt8 | kPieces)) != (kGelu | kSinusoidal))
     fail(
         "model file flags %u are not supported: this core runs GELU, sinusoidal-position models (flags 2 and 4 set), "
-        "causal (1) or not, with float16 or int8 (8) layer matrices",
+        "causal (1) or not, with float16 or int8 (8) layer matrices, on words or pieces (32)",
         unsigned{flags});
   const bool causal = (flags & kCausal) != 0;
   int8 = (flags & kInt8) != 0;
+  pieces = (flags & kPieces) != 0;
   // fill_blank needs the mask token, and a causal model was not trained with one.
   if (causal && mask_id != 0) fail("model file: a causal model has no mask token, but the header gives id %u", mask_id);
   if (!causal && (mask_id == 0 || mask_id >= V))
@@ -113,6 +116,31 @@ std::vector<std::string> read_vocabulary(ByteReader& in, std::uint32_t words_byt
     fail("model file: the words block has %llu bytes left over after %lld words", static_cast<ull>(words.remaining()),
          ll(V));
   if (vocabulary[0] != "<unk>") fail("model file: word 0 must be \"<unk>\", it is \"%s\"", vocabulary[0].c_str());
+  return vocabulary;
+}
+
+// ---- a pieces vocabulary: the words block is data/pieces.vocab's text (PieceVocabulary::parse) ----------
+// The pieces are ids 0 … n − 1; an encoder's [MASK] is id n, after them (it is no piece, so the text
+// cannot hold it), and V must be n (decoder) or n + 1 (encoder).
+std::vector<std::string> read_pieces(ByteReader& in, std::uint32_t words_bytes, const ModelConfig& c,
+                                     std::shared_ptr<const PieceVocabulary>& out) {
+  const char* text = reinterpret_cast<const char*>(in.take(words_bytes, "pieces vocabulary"));
+  try {
+    out = std::make_shared<const PieceVocabulary>(PieceVocabulary::parse(std::string_view(text, words_bytes)));
+  } catch (const AttentionError& e) {
+    fail("model file: its %s", e.what());
+  }
+  const std::size_t n = out->size(), wanted = n + (c.causal ? 0 : 1);
+  if (static_cast<std::size_t>(c.vocabulary_size) != wanted)
+    fail("model file: V = %lld does not match its pieces vocabulary: %zu pieces%s give V = %zu", ll(c.vocabulary_size),
+         n, c.causal ? "" : " and [MASK]", wanted);
+  if (!c.causal && static_cast<std::size_t>(c.mask_id) != n)
+    fail("model file: a pieces encoder's mask token comes after its %zu pieces (id %zu); the header gives %lld", n, n,
+         ll(c.mask_id));
+  std::vector<std::string> vocabulary;
+  vocabulary.reserve(wanted);
+  for (std::uint32_t id = 0; id < n; ++id) vocabulary.emplace_back(out->piece(id));
+  if (!c.causal) vocabulary.emplace_back(kMaskWord);
   return vocabulary;
 }
 
@@ -267,10 +295,11 @@ LanguageModel LanguageModel::parse(const std::uint8_t* bytes, std::size_t size) 
   if (bytes == nullptr && size != 0) fail("model file: null data");
   ByteReader in(bytes, size, "model file");
   std::uint32_t words_bytes = 0;
-  bool int8 = false;
+  bool int8 = false, pieces = false;
   LanguageModel model;
-  static_cast<ModelConfig&>(model) = read_header(in, size, words_bytes, int8);
-  model.vocabulary = read_vocabulary(in, words_bytes, model.vocabulary_size);
+  static_cast<ModelConfig&>(model) = read_header(in, size, words_bytes, int8, pieces);
+  model.vocabulary = pieces ? read_pieces(in, words_bytes, model, model.pieces)
+                            : read_vocabulary(in, words_bytes, model.vocabulary_size);
   check_mask_word(model, model.vocabulary);
   model.slots_ = index_words(model.vocabulary);
   model.embedding = read_embedding(in, model, model.vocabulary);

@@ -48,6 +48,7 @@ struct ModelFile {
   std::vector<std::int8_t> values;
   std::map<std::string, Matrix> tensors;  // "L0.W_Q", …, "final_gamma": as written
   std::vector<std::string> captions = {"previous word: 70% of its weight on average", "spread out"};
+  std::string pieces_text;  // a pieces model's vocabulary (flag 32), written instead of the words
   std::size_t version_at = 6, heads_at = 20, flags_at = 32, mask_id_at = 40, first_weight_at = 0, captions_at = 0;
 
   // Version 2, bidirectional, "[MASK]" as the last word; int8: the layers' matrices as int8 with a scale
@@ -59,6 +60,33 @@ struct ModelFile {
     version = 2;
     flags = 2 | 4 | (int8 ? 8 : 0);
     mask_id = static_cast<std::uint32_t>(words.size() - 1);
+    return *this;
+  }
+
+  // A pieces model (version 2, flag 32; encoder: [MASK] after the pieces): the words block is the text of
+  // a pieces vocabulary of <unk>, the 256 byte pieces and a few normal pieces, 265 in all.
+  ModelFile& pieces(bool as_encoder) {
+    pieces_text = "attention-pieces 1 bpe\n<unk>\t0\n";
+    words = {"<unk>"};
+    for (int b = 0; b < 256; ++b) {
+      char name[8];
+      std::snprintf(name, sizeof name, "<0x%02X>", b);
+      pieces_text += std::string(name) + "\t0\n";
+      words.push_back(name);
+    }
+    int score = -1;
+    for (const char* piece : {"\xE2\x96\x81t", "he", "\xE2\x96\x81the", "\xE2\x96\x81s", "ta", "tion", "in", "ft"}) {
+      pieces_text += std::string(piece) + "\t" + std::to_string(score--) + "\n";
+      words.push_back(piece);
+    }
+    if (as_encoder) words.push_back("[MASK]");
+    scales.assign(words.size(), 0.0625f);
+    values.clear();
+    for (std::size_t w = 0; w < words.size(); ++w)
+      for (std::uint32_t k = 0; k < d; ++k) values.push_back(static_cast<std::int8_t>((w * 7 + k * 3) % 17) - 8);
+    version = 2;
+    flags = (as_encoder ? 0 : 1) | 2 | 4 | 32;
+    mask_id = as_encoder ? static_cast<std::uint32_t>(words.size() - 1) : 0;
     return *this;
   }
 
@@ -108,8 +136,9 @@ struct ModelFile {
       std::memcpy(&bits, &v, 4);
       u32(bits);
     };
-    std::string blob;
-    for (const auto& w : words) blob += static_cast<char>(w.size()) + w;
+    std::string blob = pieces_text;
+    if (pieces_text.empty())
+      for (const auto& w : words) blob += static_cast<char>(w.size()) + w;
     u16(version);
     for (std::uint32_t v : {static_cast<std::uint32_t>(words.size()), d, layers, heads, d_ff, context, flags,
                             static_cast<std::uint32_t>(blob.size())})
@@ -606,6 +635,7 @@ struct GoldenCase {
   std::string name, sentence;
   Index blank = -2;  // the encoder's: the token replaced by [MASK], or -1 for a plain run; -2: a decoder case
   std::vector<ModelToken> tokens;
+  std::vector<std::string> guesses;  // a pieces encoder's whole-word guesses, best first
   std::map<std::string, Matrix> m;
   const Matrix& get(const std::string& key) const {
     const auto it = m.find(key);
@@ -639,10 +669,14 @@ Golden read_golden(const char* path) {
       g.cases.back().sentence = line.substr(9);
     } else if (kind == "blank") {
       words >> g.cases.back().blank;
+    } else if (kind == "guess") {
+      g.cases.back().guesses.push_back(line.substr(6));
     } else if (kind == "token") {
       ModelToken t{};
       std::string lookup;
       words >> t.text >> lookup >> t.matched >> t.id;
+      // A pieces model's tokens also give their word; a words model's token is its own word.
+      if (!(words >> t.word)) t.word = static_cast<Index>(g.cases.back().tokens.size());
       t.lookup = lookup == "known" ? Lookup::Known : lookup == "stemmed" ? Lookup::Stemmed : Lookup::Unknown;
       g.cases.back().tokens.push_back(t);
     } else {
@@ -708,7 +742,16 @@ float check_golden(const LanguageModel& model, const Golden& golden) {
     if (c.blank >= 0) {
       FilledBlank filled = fill_blank(model, c.sentence, c.blank, 5);
       REQUIRE(filled.position == c.blank);
-      REQUIRE(filled.run.tokens[static_cast<std::size_t>(c.blank)].text == "[MASK]");
+      // A words model masks the blank's token; a pieces model all of the blank word's pieces.
+      if (model.pieces) {
+        const Matrix& masked = c.get("masked");
+        REQUIRE(static_cast<Index>(filled.masked.size()) == masked.cols());
+        for (Index i = 0; i < masked.cols(); ++i)
+          REQUIRE(filled.masked[static_cast<std::size_t>(i)] == static_cast<Index>(masked(0, i)));
+      } else {
+        REQUIRE(filled.masked == std::vector<Index>{c.blank});
+      }
+      for (const Index t : filled.masked) REQUIRE(filled.run.tokens[static_cast<std::size_t>(t)].text == "[MASK]");
       written = std::move(filled.tokens);
       run = std::move(filled.run);
     } else {
@@ -722,6 +765,7 @@ float check_golden(const LanguageModel& model, const Golden& golden) {
       REQUIRE(written[t].lookup == c.tokens[t].lookup);
       REQUIRE(written[t].matched == c.tokens[t].matched);
       REQUIRE(written[t].id == c.tokens[t].id);
+      REQUIRE(written[t].word == c.tokens[t].word);
     }
     worst = std::max(worst, require_close_rows(run.steps.input, c.get("input"), 1e-4f, "input"));
     for (std::size_t l = 0; l < run.steps.layers.size(); ++l) {
@@ -769,7 +813,7 @@ float check_golden(const LanguageModel& model, const Golden& golden) {
     }
     // Top 5: the same words in the same order (the golden logits are far enough apart for float32, as
     // make_golden.py prints), logits to 1e-4 relative to the largest, probabilities to 1e-4.
-    const Matrix& ids = c.get("top5_ids");
+    const Matrix& ids = c.m.count("top5_pieces") ? c.get("top5_pieces") : c.get("top5_ids");
     const Matrix& logits = c.get("top5_logits");
     const Matrix& probabilities = c.get("top5_probabilities");
     REQUIRE(run.predictions.size() == 5);
@@ -777,7 +821,16 @@ float check_golden(const LanguageModel& model, const Golden& golden) {
     for (Index k = 0; k < 5; ++k) {
       INFO("prediction " << k);
       const Prediction& p = run.predictions[static_cast<std::size_t>(k)];
-      REQUIRE(p.id == static_cast<Index>(ids(0, k)));
+      if (ids.rows() == 1) {
+        REQUIRE(p.id == static_cast<Index>(ids(0, k)));
+        REQUIRE(p.pieces == std::vector<Index>{p.id});
+      } else {  // a pieces encoder's whole word: its pieces, one per masked position, and the word they spell
+        REQUIRE(static_cast<Index>(p.pieces.size()) == ids.cols());
+        for (Index i = 0; i < ids.cols(); ++i)
+          REQUIRE(p.pieces[static_cast<std::size_t>(i)] == static_cast<Index>(ids(k, i)));
+        REQUIRE(p.id == p.pieces.front());
+        REQUIRE(p.word == c.guesses.at(static_cast<std::size_t>(k)));
+      }
       REQUIRE(std::fabs(p.logit - logits(0, k)) / logit_scale <= 1e-4f);
       REQUIRE(std::fabs(p.probability - probabilities(0, k)) <= 1e-4f);
       worst = std::max(worst, std::fabs(p.logit - logits(0, k)) / logit_scale);
@@ -850,4 +903,229 @@ TEST_CASE("committed model: size, vocabulary and captions", "[model][data]") {
   const ModelRun run = run_model(model, "united");
   REQUIRE(run.predictions[0].word == "states");
   REQUIRE(run.predictions[0].probability > 0.5f);
+}
+
+// ---- pieces models (issue 24 §3): a pieces vocabulary in the file, tokens that are pieces, whole-word blanks ----
+
+namespace {
+
+// The tiny seeded pieces models of model/make_pieces_fixture.py (random weights, 705 pieces).
+const LanguageModel& fixture(const char* path) {
+  static std::map<std::string, LanguageModel> models;
+  auto it = models.find(path);
+  if (it == models.end()) {
+    const Bytes bytes = read_file(path);
+    it = models.emplace(path, LanguageModel::parse(bytes.data(), bytes.size())).first;
+  }
+  return it->second;
+}
+
+}  // namespace
+
+TEST_CASE("pieces model file: the vocabulary is the pieces' text, [MASK] after the pieces", "[model][pieces]") {
+  ModelFile decoder;
+  decoder.pieces(false);
+  const LanguageModel m = parse(decoder.bytes());
+  REQUIRE(m.pieces != nullptr);
+  REQUIRE(m.causal);
+  REQUIRE(m.vocabulary_size == 265);
+  REQUIRE(m.vocabulary.size() == 265);
+  REQUIRE(m.pieces->size() == 265);
+  REQUIRE(m.vocabulary[1] == "<0x00>");
+  REQUIRE(m.vocabulary[259] == "\xE2\x96\x81the");
+  REQUIRE(m.find("tion") == 262);
+  REQUIRE(m.mask_id == -1);
+
+  ModelFile encoder;
+  encoder.pieces(true);
+  const LanguageModel e = parse(encoder.bytes());
+  REQUIRE(!e.causal);
+  REQUIRE(e.vocabulary_size == 266);
+  REQUIRE(e.mask_id == 265);
+  REQUIRE(e.vocabulary.back() == "[MASK]");
+  REQUIRE(e.pieces->size() == 265);
+
+  // Copies share the vocabulary and work as the original does.
+  const LanguageModel copy = e;
+  REQUIRE(copy.pieces == e.pieces);
+  // "ta": ▁ + t join into ▁t; "a" is no piece of this vocabulary, so it falls back to its byte.
+  const std::vector<ModelToken> t = model_tokens(copy, "The ta");
+  REQUIRE(t.size() == 3);
+  REQUIRE(t[0].matched == "\xE2\x96\x81the");
+  REQUIRE(t[0].text == "the");
+  REQUIRE(t[0].id == 259);
+  REQUIRE(t[0].word == 0);
+  REQUIRE(t[1].text == "t");
+  REQUIRE(t[1].word == 1);
+  REQUIRE(t[2].text == "<0x61>");
+  REQUIRE(t[2].matched == "<0x61>");
+  REQUIRE(t[2].id == 1 + 0x61);
+  REQUIRE(t[2].word == 1);
+  for (const ModelToken& token : t) REQUIRE(token.lookup == Lookup::Known);
+  REQUIRE_THROWS_WITH(model_tokens(copy, "the station"),
+                      Contains("the text has 7 pieces (2 words) but the model's context holds 4 pieces"));
+
+  // A words model has none.
+  ModelFile words;
+  REQUIRE(parse(words.bytes()).pieces == nullptr);
+}
+
+TEST_CASE("pieces model file: malformed files are refused by name", "[model][pieces][errors]") {
+  ModelFile f;
+  f.pieces(true);
+  const Bytes good = f.bytes();
+  REQUIRE_NOTHROW(parse(good));
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    INFO("truncated to " << n << " bytes");
+    REQUIRE_THROWS_AS(LanguageModel::parse(good.data(), n), AttentionError);
+  }
+  // Version 1 holds only words.
+  ModelFile v1;
+  v1.pieces(false).version = 1;
+  REQUIRE_THROWS_WITH(parse(v1.bytes()), Contains("flags 39 are not supported in version 1"));
+  // V must be the pieces (decoder), or the pieces and [MASK] (encoder), with [MASK] right after the pieces.
+  ModelFile extra;
+  extra.pieces(false);
+  extra.words.push_back("extra");
+  extra.scales.push_back(0.0625f);
+  for (std::uint32_t k = 0; k < extra.d; ++k) extra.values.push_back(1);
+  REQUIRE_THROWS_WITH(parse(extra.bytes()),
+                      Contains("V = 266 does not match its pieces vocabulary: 265 pieces give V = 265"));
+  ModelFile no_mask;
+  no_mask.pieces(true);
+  no_mask.words.pop_back();
+  no_mask.scales.pop_back();
+  no_mask.values.resize(no_mask.values.size() - no_mask.d);
+  no_mask.mask_id = 264;
+  REQUIRE_THROWS_WITH(parse(no_mask.bytes()),
+                      Contains("V = 265 does not match its pieces vocabulary: 265 pieces and [MASK] give V = 266"));
+  Bytes b = good;
+  put_u32(b, f.mask_id_at, 3);
+  REQUIRE_THROWS_WITH(parse(b), Contains("a pieces encoder's mask token comes after its 265 pieces (id 265); the "
+                                         "header gives 3"));
+  // The text must be a pieces vocabulary: PieceVocabulary::parse's refusals, prefixed.
+  ModelFile header = f;
+  header.pieces_text.replace(0, 16, "attention-pieces");  // same bytes: still the right header
+  REQUIRE_NOTHROW(parse(header.bytes()));
+  header.pieces_text[0] = 'A';
+  REQUIRE_THROWS_WITH(parse(header.bytes()),
+                      Contains("model file: its pieces vocabulary: line 1 must be \"attention-pieces 1 bpe\""));
+  ModelFile missing_byte = f;
+  const std::size_t at = missing_byte.pieces_text.find("<0x41>\t0\n");
+  missing_byte.pieces_text.replace(at, 9, "<0x41>\t0\n<0x41>\t0\n");
+  REQUIRE_THROWS_WITH(parse(missing_byte.bytes()), Contains("repeats the piece \"<0x41>\""));
+  missing_byte.pieces_text.replace(at, 18, "");
+  REQUIRE_THROWS_WITH(parse(missing_byte.bytes()), Contains("the byte piece <0x41> is missing"));
+  // The same block read as words (no flag 32) is no list of words.
+  b = good;
+  put_u32(b, f.flags_at, 2 | 4);
+  REQUIRE_THROWS_AS(parse(b), AttentionError);
+}
+
+TEST_CASE("pieces model: one token per piece, labelled, with its word; the context counts pieces", "[model][pieces]") {
+  const LanguageModel& m = fixture(ATTN_PIECES_DECODER_FILE);
+  REQUIRE(m.pieces != nullptr);
+  const std::vector<ModelToken> t = model_tokens(m, "the train left the station on time");
+  const PieceEncoding encoding = m.pieces->encode("the train left the station on time");
+  REQUIRE(t.size() == 13);
+  for (std::size_t p = 0; p < t.size(); ++p) {
+    INFO("piece " << p);
+    REQUIRE(t[p].id == Index(encoding.ids[p]));
+    REQUIRE(t[p].word == Index(encoding.word_of[p]));
+    REQUIRE(t[p].text == m.pieces->label(encoding.ids[p]));
+    REQUIRE(t[p].matched == m.pieces->piece(encoding.ids[p]));
+    REQUIRE(t[p].lookup == Lookup::Known);
+  }
+  REQUIRE(t[1].text == "tra");
+  REQUIRE(t[2].text == "##in");
+  REQUIRE(t[2].matched == "in");
+  REQUIRE(t[2].word == 1);
+  // 34 words of one piece each ("the"): over the 32 pieces of the context.
+  std::string long_text;
+  for (int i = 0; i < 34; ++i) long_text += "the ";
+  REQUIRE_THROWS_WITH(model_tokens(m, long_text), Contains("34 pieces (34 words) but the model's context holds 32 "
+                                                           "pieces"));
+  // The decoder's next pieces: each a single piece.
+  const ModelRun run = run_model(m, "the train left the station on time", 3);
+  REQUIRE(run.predictions.size() == 3);
+  for (const Prediction& p : run.predictions) REQUIRE(p.pieces == std::vector<Index>{p.id});
+  // Head effects work on a pieces decoder (its target is one next piece), not yet on a pieces encoder.
+  REQUIRE(head_effects(m, "the train left", 0).heads.size() == 4);
+  REQUIRE_THROWS_WITH(head_effects(fixture(ATTN_PIECES_ENCODER_FILE), "the train left", 0),
+                      Contains("not available for a pieces encoder"));
+}
+
+TEST_CASE("pieces fill the blank: a word's pieces all masked; the exact top k whole words",
+          "[model][pieces][encoder]") {
+  const LanguageModel& m = fixture(ATTN_PIECES_ENCODER_FILE);
+  const std::string sentence = "the train left the station on time";
+  const FilledBlank blank = fill_blank(m, sentence, 4, 12);  // station: st ##ation
+  REQUIRE(blank.position == 4);
+  REQUIRE(blank.masked == std::vector<Index>{7, 8});
+  REQUIRE(blank.tokens.size() == 13);
+  REQUIRE(blank.tokens[7].text == "st");
+  REQUIRE(blank.tokens[8].text == "##ation");
+  for (std::size_t t = 0; t < 13; ++t) {
+    const bool hidden = t == 7 || t == 8;
+    REQUIRE(blank.run.tokens[t].id == (hidden ? m.mask_id : blank.tokens[t].id));
+    REQUIRE(blank.run.tokens[t].word == blank.tokens[t].word);
+  }
+
+  // Brute force over every allowed pair (word-start piece, continuation piece) from the run's logits.
+  auto log_probabilities = [&](Index t) {
+    const Eigen::VectorXd logits = (m.embedding * blank.run.final_norm.row(t).transpose()).cast<double>();
+    return Eigen::VectorXd(logits.array() - std::log(logits.array().exp().sum()));
+  };
+  const Eigen::VectorXd first = log_probabilities(7), second = log_probabilities(8);
+  const std::string_view mark = PieceVocabulary::word_start;
+  std::vector<std::pair<double, std::vector<Index>>> all;
+  for (std::uint32_t a = 1; a < m.pieces->size(); ++a) {
+    const std::string_view pa = m.pieces->piece(a);
+    if (m.pieces->is_byte(a) || pa.substr(0, 3) != mark || pa.size() == 3) continue;
+    for (std::uint32_t b = 1; b < m.pieces->size(); ++b) {
+      if (m.pieces->is_byte(b) || m.pieces->piece(b).substr(0, 3) == mark) continue;
+      all.push_back({first(a) + second(b), {Index(a), Index(b)}});
+    }
+  }
+  std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  REQUIRE(blank.run.predictions.size() == 12);
+  for (std::size_t k = 0; k < 12; ++k) {
+    INFO("guess " << k);
+    const Prediction& p = blank.run.predictions[k];
+    REQUIRE(p.pieces == all[k].second);
+    REQUIRE(p.id == p.pieces[0]);
+    REQUIRE(p.logit == Approx(all[k].first).epsilon(1e-5));
+    REQUIRE(p.probability == Approx(std::exp(all[k].first)).epsilon(1e-5));
+    const std::vector<std::uint32_t> ids(p.pieces.begin(), p.pieces.end());
+    REQUIRE(p.word == m.pieces->decode_word(ids));
+  }
+  // A one-piece word: guesses of one piece.
+  const FilledBlank the = fill_blank(m, sentence, 0, 3);
+  REQUIRE(the.masked == std::vector<Index>{0});
+  for (const Prediction& p : the.run.predictions) REQUIRE(p.pieces.size() == 1);
+
+  REQUIRE(fill_blank(m, sentence, 4, 0).run.predictions.empty());
+  REQUIRE_THROWS_WITH(fill_blank(m, sentence, 7),
+                      Contains("position 7 is not a word of the sentence: it has 7 words, numbered 0 to 6"));
+  REQUIRE_THROWS_WITH(fill_blank(m, sentence, -1), Contains("position -1"));
+  REQUIRE_THROWS_WITH(fill_blank(fixture(ATTN_PIECES_DECODER_FILE), sentence, 0), Contains("needs an encoder"));
+}
+
+TEST_CASE("the pieces fixtures match PyTorch on the golden sentences and whole-word blanks to 1e-4",
+          "[model][pieces][reference]") {
+  for (const auto& [file, cases] :
+       {std::pair<const char*, const char*>{ATTN_PIECES_DECODER_FILE, ATTN_PIECES_DECODER_CASES},
+        {ATTN_PIECES_ENCODER_FILE, ATTN_PIECES_ENCODER_CASES}}) {
+    INFO(cases);
+    const Golden golden = read_golden(cases);
+    const Bytes bytes = read_file(file);
+    {
+      INFO("the cases were made from another fixture: run model/make_pieces_fixture.py");
+      REQUIRE(bytes.size() == golden.model_bytes);
+      REQUIRE(fnv1a64(bytes) == golden.model_hash);
+    }
+    const LanguageModel& model = fixture(file);
+    REQUIRE(golden.cases.size() == (model.causal ? 3u : 5u));
+    WARN("largest scaled difference from PyTorch (float64): " << check_golden(model, golden));
+  }
 }

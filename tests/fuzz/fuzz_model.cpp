@@ -1,5 +1,6 @@
-// libFuzzer target: the model file parser (LanguageModel::parse, versions 1 and 2) on arbitrary bytes,
-// then the forward pass and rollout on whatever model it accepts, and for an encoder fill-the-blank. Must
+// libFuzzer target: the model file parser (LanguageModel::parse, versions 1 and 2, words or pieces) on
+// arbitrary bytes, then the forward pass and rollout on whatever model it accepts, and for an encoder
+// fill-the-blank (a pieces encoder's whole-word blank included). Must
 // never crash, leak, read out of bounds or throw anything but AttentionError; an accepted decoder must
 // run causally, an encoder must have its [MASK] word and never guess it or <unk>, and every weight must
 // be a probability. Seeds: tests/fuzz/corpus/fuzz_model (made by make_model_seeds.py).
@@ -52,10 +53,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < V && i < 64; ++i)
     FUZZ_CHECK(model.find(model.vocabulary[i]) == static_cast<Index>(i), "find() does not return the word's id");
 
-  // A sentence of the model's own words (≤ context), so the forward pass really runs.
+  // A sentence of the model's own words (≤ context), so the forward pass really runs; a pieces model's
+  // words are its normal pieces without the word-start mark (byte pieces would tokenize as "<", "0x41", ">").
   std::string sentence;
   const Index T = std::min<Index>(model.context, 6);
-  for (Index t = 0; t < T; ++t) sentence += model.vocabulary[1 + static_cast<std::size_t>(t) % (V - 1)] + " ";
+  std::vector<std::string> own;
+  for (std::size_t i = 1; i < V && static_cast<Index>(own.size()) < T; ++i) {
+    if (!model.pieces) break;
+    if (static_cast<Index>(i) == model.mask_id || model.pieces->is_byte(static_cast<std::uint32_t>(i))) continue;
+    std::string word = model.vocabulary[i];
+    if (word.rfind(PieceVocabulary::word_start, 0) == 0) word.erase(0, PieceVocabulary::word_start.size());
+    if (!word.empty()) own.push_back(word);
+  }
+  for (Index t = 0; t < T; ++t)
+    sentence += (own.empty() ? model.vocabulary[1 + static_cast<std::size_t>(t) % (V - 1)]
+                             : own[static_cast<std::size_t>(t) % own.size()]) +
+                " ";
   ModelRun run;
   try {
     run = run_model(model, sentence, 3);
@@ -92,9 +105,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   check_run(model, blank.run);
-  FUZZ_CHECK(blank.run.tokens[static_cast<std::size_t>(T - 1)].id == model.mask_id, "the blank is not [MASK]");
-  FUZZ_CHECK(!blank.run.predictions.empty(), "no guesses for the blank");
-  for (const Prediction& p : blank.run.predictions)
+  // A words model hides the token at the word's index; a pieces model all of that word's pieces.
+  FUZZ_CHECK(model.pieces || blank.masked == std::vector<Index>{T - 1}, "a words blank is not its one token");
+  FUZZ_CHECK(!blank.masked.empty(), "nothing masked");
+  for (const Index t : blank.masked)
+    FUZZ_CHECK(blank.run.tokens[static_cast<std::size_t>(t)].id == model.mask_id &&
+                   blank.tokens[static_cast<std::size_t>(t)].word == T - 1,
+               "a masked token is not [MASK] or not the blank word's");
+  for (const Prediction& p : blank.run.predictions) {
     FUZZ_CHECK(p.id != 0 && p.id != model.mask_id, "<unk> or [MASK] guessed");
+    FUZZ_CHECK(p.pieces.size() == (model.pieces ? blank.masked.size() : 1u) && p.pieces.front() == p.id,
+               "a guess's pieces are not one per masked token");
+    if (model.pieces)
+      for (const Index id : p.pieces)
+        FUZZ_CHECK(id > 0 && id != model.mask_id && !model.pieces->is_byte(static_cast<std::uint32_t>(id)),
+                   "a whole-word guess holds <unk>, [MASK] or a byte piece");
+  }
   return 0;
 }

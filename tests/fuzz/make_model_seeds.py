@@ -2,7 +2,9 @@
 # Writes the seed corpus of fuzz_model: tiny, well-formed model files in the format of model/README.md,
 # two decoders ("ATTNLM" version 1) and two encoders (version 2: a [MASK] word, no causal flag, float16
 # or int8 layer matrices), so the fuzzer starts from bytes the parser accepts and the forward pass (and
-# fill-the-blank) runs, instead of spending its time on the magic. Standard library only; deterministic.
+# fill-the-blank) runs, instead of spending its time on the magic; and a pieces encoder (version 2, flag
+# 32: a pieces vocabulary's text instead of the words, [MASK] after the pieces). Standard library only;
+# deterministic.
 #   python3 tests/fuzz/make_model_seeds.py   (rewrites tests/fuzz/corpus/fuzz_model/seed-*)
 import random
 import struct
@@ -15,17 +17,22 @@ LAYER_TENSORS = ["norm1_gamma", "norm1_beta", "W_Q", "b_Q", "W_K", "b_K", "W_V",
 MATRICES = {"W_Q", "W_K", "W_V", "W_O", "W1", "W2"}
 
 
-def model_file(words, d, heads, layers, d_ff, context, captions, seed, encoder=False, int8=False):
+def model_file(words, d, heads, layers, d_ff, context, captions, seed, encoder=False, int8=False, pieces=False):
     """A decoder (version 1), or with encoder=True a version-2 encoder whose last word is [MASK]; int8
-    stores its layer matrices as int8 with a float32 scale per output column."""
+    stores its layer matrices as int8 with a float32 scale per output column; pieces (with encoder): `words`
+    are the normal pieces of a pieces vocabulary after <unk> and the 256 byte pieces."""
     rng = random.Random(seed)
+    if pieces:
+        normal = words
+        words = ["<unk>"] + [f"<0x{b:02X}>" for b in range(256)] + normal
+        text = "attention-pieces 1 bpe\n" + "".join(f"{w}\t{-i}\n" for i, w in enumerate(words))
     if encoder:
         words = words + ["[MASK]"]
-    blob = b"".join(bytes([len(w)]) + w.encode() for w in words)
-    if encoder:  # flags: GELU 2 | sinusoidal 4 | int8 8, no causal 1; then the mask id after words_bytes
+    blob = text.encode() if pieces else b"".join(bytes([len(w)]) + w.encode() for w in words)
+    if encoder:  # flags: GELU 2 | sinusoidal 4 | int8 8 | pieces 32, no causal 1; then the mask id after words_bytes
         out = bytearray(b"ATTNLM") + struct.pack("<H", 2)
-        out += struct.pack("<9I", len(words), d, layers, heads, d_ff, context, 6 | (8 if int8 else 0), len(blob),
-                           len(words) - 1)
+        out += struct.pack("<9I", len(words), d, layers, heads, d_ff, context,
+                           6 | (8 if int8 else 0) | (32 if pieces else 0), len(blob), len(words) - 1)
     else:
         out = bytearray(b"ATTNLM") + struct.pack("<H", 1)
         out += struct.pack("<8I", len(words), d, layers, heads, d_ff, context, 7, len(blob))  # flags 7: causal, GELU, sinusoidal
@@ -64,3 +71,6 @@ corpus.mkdir(parents=True, exist_ok=True)
 (corpus / "seed-encoder-int8").write_bytes(model_file(["<unk>", "a", "bank", "check", "."], d=6, heads=2, layers=1,
                                                      d_ff=4, context=5, captions=["next word", "itself"], seed=4,
                                                      encoder=True, int8=True))
+(corpus / "seed-pieces-encoder").write_bytes(model_file(["\u2581t", "he", "\u2581the", "\u2581s", "ta", "tion", "in"],
+                                                       d=4, heads=2, layers=1, d_ff=4, context=32, captions=[],
+                                                       seed=5, encoder=True, pieces=True))

@@ -1,17 +1,20 @@
 /// \file
 /// The tiny trained transformers run by the core, both trained on WordNet (model/README.md): the causal
 /// decoder of data/model.bin (GPT-style: predicts the next word) and the bidirectional encoder of
-/// data/encoder.bin (BERT-style: fills in a [MASK]ed word). Parsed from a file's bytes, run on a sentence
+/// data/encoder.bin (BERT-style: fills in a [MASK]ed word), and their subword siblings that read SentencePiece
+/// pieces (a file with a pieces vocabulary: model/README.md). Parsed from a file's bytes, run on a sentence
 /// with every intermediate kept, plus attention rollout across the layers. Maths only: no I/O, no globals.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "attention/nearest.hpp"
+#include "attention/pieces.hpp"
 #include "attention/text.hpp"
 #include "attention/transformer.hpp"
 
@@ -70,9 +73,14 @@ struct Intervention {
 };
 
 /// The model: its config (model.d_model, model.heads, …) and its weights, de-quantised to float32.
-/// Layout of the file: model/README.md ("ATTNLM", version 1 for the decoder, 2 for the encoder).
+/// Layout of the file: model/README.md ("ATTNLM", version 1 for the decoder, 2 for the encoder and for
+/// pieces models).
 struct LanguageModel : ModelConfig {
-  std::vector<std::string> vocabulary;   ///< id → word; id 0 is "<unk>"; the encoder's also holds "[MASK]"
+  std::vector<std::string> vocabulary;  ///< id → word (a pieces model: the piece as stored, "▁sta"); id 0 is
+                                        ///< "<unk>"; the encoder's also holds "[MASK]" (a pieces encoder's last)
+  /// A pieces model's vocabulary (ids 0 … pieces − 1 are its pieces; an encoder's [MASK] comes after them);
+  /// null for a words model. Shared, so copies of the model stay cheap and copyable.
+  std::shared_ptr<const PieceVocabulary> pieces;
   Matrix embedding;                      ///< V × d_model; also the (tied) output head
   Matrix positions;                      ///< context × d_model sinusoidal encoding
   std::vector<TransformerLayer> layers;  ///< pre-norm, GELU feed-forward; run by attn::decoder when causal,
@@ -84,7 +92,8 @@ struct LanguageModel : ModelConfig {
   std::vector<std::string> captions;  ///< one per head, layer-major; or empty
 
   /// Throws AttentionError naming the problem (bad magic or version, truncation, impossible shapes,
-  /// unsupported flags, a missing or misplaced [MASK], non-finite values, trailing bytes) when the bytes
+  /// unsupported flags, a missing or misplaced [MASK], a pieces vocabulary that does not parse or does not
+  /// match V, non-finite values, trailing bytes) when the bytes
   /// are not a well-formed model file.
   static LanguageModel parse(const std::uint8_t* bytes, std::size_t size);
 
@@ -95,27 +104,38 @@ struct LanguageModel : ModelConfig {
   std::vector<std::uint32_t> slots_;  ///< hash table of the words (core/src/word_table.hpp): 0 = empty, else id + 1
 };
 
-/// A token of the sentence and the vocabulary entry the model reads for it.
+/// A token of the sentence and the vocabulary entry the model reads for it: a word (words model) or one
+/// piece of a word (pieces model).
 struct ModelToken {
-  std::string text;     ///< the token as tokenised (lower-cased)
-  Lookup lookup;        ///< Known, Stemmed (an inflection stripped), or Unknown (→ "<unk>", id 0)
-  std::string matched;  ///< the vocabulary word whose embedding is used ("<unk>" when Unknown)
-  Index id;             ///< that word's id, the row of the embedding
+  std::string text;     ///< the token as tokenised (lower-cased); a piece: its label ("sta", "##tion")
+  Lookup lookup;        ///< Known, Stemmed (an inflection stripped), or Unknown (→ "<unk>", id 0); pieces: Known
+  std::string matched;  ///< the vocabulary entry whose embedding is used ("<unk>" when Unknown; "▁sta", "tion")
+  Index id;             ///< that entry's id, the row of the embedding
+  Index word = 0;       ///< the index of the sentence's word this token belongs to (words model: its own index)
 };
 
-/// attn::tokenize, then a vocabulary lookup per token with the same stemming fallback as the word vectors.
-/// Throws when the text has no tokens or more than the model's context length (the message names both
-/// lengths): the model never saw positions past its context, so longer text is refused, not truncated.
+/// Words model: attn::tokenize, then a vocabulary lookup per token with the same stemming fallback as the
+/// word vectors. Pieces model: PieceVocabulary::encode, one token per piece (never unknown).
+/// Throws when the text has no tokens or more tokens (pieces) than the model's context length (the message
+/// names both lengths): the model never saw positions past its context, so longer text is refused, not
+/// truncated.
 std::vector<ModelToken> model_tokens(const LanguageModel& model, std::string_view text);
 
 /// A word the model guesses. "<unk>" and "[MASK]" are never among them: they are not words a reader can
 /// be offered (the decoder learnt to predict "<unk>" for rare words; the encoder never saw either as a
 /// target).
+///
+/// A pieces encoder's blank is a whole word of k pieces: each guess is k pieces (a word-start piece, then
+/// continuation pieces; byte pieces never offered), see fill_blank.
 struct Prediction {
-  Index id;           ///< the word's id
-  std::string word;   ///< the word
-  float logit;        ///< its score, LN_f(x)·E[id]
-  float probability;  ///< the model's own: softmax over the whole vocabulary, "<unk>" and "[MASK]" included
+  Index id;           ///< the word's id (a pieces encoder's guess: its first piece's)
+  std::string word;   ///< the word (pieces: PieceVocabulary::decode_word of its pieces; a next piece: as stored)
+  float logit;        ///< its score, LN_f(x)·E[id]; a pieces encoder's guess: the sum of its pieces'
+                      ///< log-probabilities, the score it is ranked by
+  float probability;  ///< the model's own: softmax over the whole vocabulary, "<unk>" and "[MASK]" included; a
+                      ///< pieces encoder's guess: the product of its pieces' probabilities, each at its own
+                      ///< masked position (exp of the summed log-probabilities)
+  std::vector<Index> pieces;  ///< its ids, one per masked position (words model, next piece: {id})
 };
 
 /// One forward pass: the tokens, every layer's steps, the rollout and the predictions.
@@ -139,16 +159,20 @@ ModelRun run_model(const LanguageModel& model, const std::vector<Index>& ids, st
 ModelRun run_model(const LanguageModel& model, std::string_view text, std::size_t top_k = 5,
                    const Intervention& off = {});
 
-/// Fill the blank (encoder only): the sentence with token `position` (from 0) replaced by [MASK], run
-/// through the encoder, and the top_k words for that position.
+/// Fill the blank (encoder only): the sentence with word `position` (from 0) replaced by [MASK], run
+/// through the encoder, and the top_k words for that position. A words model's word is one token; a
+/// pieces model's word is all of its pieces, each replaced by [MASK], and each guess is a whole word of
+/// as many pieces (a word-start piece "▁…", then continuation pieces; "<unk>", "[MASK]" and byte pieces
+/// never), ranked by the sum of the pieces' log-probabilities at their positions from one forward pass.
 struct FilledBlank {
   std::vector<ModelToken> tokens;  ///< the sentence as written, the hidden word included
-  Index position = 0;              ///< the blank
-  ModelRun run;                    ///< the masked sentence: run.tokens[position] is "[MASK]" and
+  Index position = 0;              ///< the blank: a word's index (words model: also its token's)
+  std::vector<Index> masked;       ///< the token positions replaced by [MASK] (words model: {position})
+  ModelRun run;                    ///< the masked sentence: run.tokens[masked[i]] are "[MASK]" and
                                    // run.predictions are the guesses for the blank
 };
-/// Throws for a causal model (it has no [MASK]) and for a position outside the sentence. `off` as for
-/// run_model.
+/// Throws for a causal model (it has no [MASK]) and for a position outside the sentence's words. `off` as
+/// for run_model.
 FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index position, std::size_t top_k = 5,
                        const Intervention& off = {});
 
@@ -177,7 +201,8 @@ struct HeadEffects {
 /// `position` is ignored; the target is the unablated model's top next word after the last token.
 /// Probabilities are the model's own (softmax over the whole vocabulary); ranks count the words whose
 /// logit is higher (equal logits: the lower id first), "<unk>" and "[MASK]" never counted, as in the
-/// predictions. Throws as run_model and fill_blank do.
+/// predictions. Throws as run_model and fill_blank do, and for a pieces encoder (a blank of several pieces
+/// has no single target id; not done yet).
 HeadEffects head_effects(const LanguageModel& model, std::string_view text, Index position,
                          const Intervention& base = {}, Ablation mode = Ablation::Zero);
 
