@@ -144,12 +144,20 @@ export interface WordVectors {
   delete(): void;
 }
 
+/**
+ * A token of the sentence: a word (words model) or one piece of a word (pieces model, `vocabulary:
+ * 'pieces'`).
+ */
 export interface ModelToken {
+  /** The token as tokenised (lower-cased); a piece: its label the BertViz way ('sta', '##tion'). */
   text: string;
-  /** 'known': in the vocabulary; 'stemmed': an inflection stripped matched `matched`; 'unknown': <unk> (id 0). */
+  /** 'known': in the vocabulary; 'stemmed': an inflection stripped matched `matched`; 'unknown': <unk> (id 0). Pieces: always 'known'. */
   lookup: 'known' | 'stemmed' | 'unknown';
+  /** The vocabulary entry read for it ('<unk>' when unknown; a piece as stored: '▁sta', 'tion'). */
   matched: string;
   id: number;
+  /** The index (from 0) of the sentence's word it belongs to: a word's pieces share it; a words model's token is its own word. */
+  word: number;
 }
 
 export interface ModelLayer<K extends Step = Step> {
@@ -173,12 +181,22 @@ export interface ModelLayer<K extends Step = Step> {
   output: Matrix;
 }
 
-/** A word the model guesses, with its logit (LN_f(x_t)·E[id]) and probability. */
+/**
+ * A word the model guesses, with its logit (LN_f(x_t)·E[id]) and probability. A pieces encoder's guess
+ * for a blank is a whole word of as many pieces as the blank hides: `id` is its first piece's, `logit` the
+ * sum of its pieces' log-probabilities (its rank) and `probability` their product, each piece at its own
+ * masked position.
+ */
 export interface Prediction {
+  /** The word (a pieces guess: its pieces' bytes joined; a pieces decoder's next piece: as stored). */
   word: string;
   id: number;
   logit: number;
   probability: number;
+  /** The guess's vocabulary ids, one per masked position (a single-token guess: [id]). */
+  pieces: number[];
+  /** Their labels, as ModelToken.text labels tokens ('sta', '##tion'; a words model: the word). */
+  labels: string[];
 }
 
 export interface ModelRun<K extends Step = Step> {
@@ -272,21 +290,41 @@ export interface HeadEffects {
 export interface FilledBlank<K extends Step = Step> {
   /** The sentence's tokens as written (the hidden word included). */
   tokens: ModelToken[];
-  /** The blank: the index of the token that was replaced by '[MASK]'. */
+  /** The blank: the index of the word that was hidden (a words model: also its token's). */
   position: number;
+  /** The token positions replaced by '[MASK]': all of the word's pieces (a words model: [position]). */
+  masked: number[];
   /** The `top` most probable words for the blank, best first (= run.predictions). */
   guesses: Prediction[];
-  /** The encoder on the masked sentence: run.tokens[position] is '[MASK]'; every layer, head and the rollout. */
+  /** The encoder on the masked sentence: run.tokens[t] is '[MASK]' for every t of masked; every layer, head and the rollout. */
   run: ModelRun<K>;
+}
+
+/**
+ * A word-level view of a run (LanguageModel.wordMaps): every head's weights and the rollout merged from
+ * tokens to words by the core.
+ */
+export interface WordMaps {
+  /** How many words the sentence has: each map is words × words. */
+  words: number;
+  /** heads[layer][head]: that head's weights, merged. */
+  heads: Matrix[][];
+  /** The rollout, merged. */
+  rollout: Matrix;
 }
 
 /**
  * A tiny trained WordNet model on the wasm heap: the causal decoder (data/model.bin: each word sees only
  * the words before it; predicts the next word) or the bidirectional encoder (data/encoder.bin: each word
- * sees the whole sentence; fills in a blank).
+ * sees the whole sentence; fills in a blank). Either may read words or subword pieces (`vocabulary`).
  */
 export interface LanguageModel {
   readonly kind: 'decoder' | 'encoder';
+  /**
+   * What a token is: 'words' (one token per word) or 'pieces' (a model file with a pieces vocabulary: one
+   * token per SentencePiece piece, each with its word; a blank hides a whole word and guesses whole words).
+   */
+  readonly vocabulary: 'words' | 'pieces';
   /** The encoder's blank, '[MASK]'; undefined for the decoder. */
   readonly maskToken?: string;
   readonly vocabularySize: number;
@@ -304,8 +342,9 @@ export interface LanguageModel {
    */
   run<K extends Step = Step>(sentence: string, options?: { top?: number; keep?: readonly K[]; off?: SwitchedOff }): ModelRun<K>;
   /**
-   * Encoder only: replace token `position` (0 … tokens − 1) of the sentence by '[MASK]', run the encoder and
-   * return the `top` (default 5) guesses for it with that run. Throws an AttentionError for the decoder
+   * Encoder only: replace word `position` (0 … words − 1; a words model: its token; a pieces model: all of its
+   * pieces, see `masked`) of the sentence by '[MASK]', run the encoder and return the `top` (default 5)
+   * guesses for it with that run (a pieces model's: whole words). Throws an AttentionError for the decoder
    * ("needs an encoder"), a position outside the sentence (the message gives the range), or a sentence
    * the context cannot hold. `off`: parts of the model to switch off (SwitchedOff).
    */
@@ -336,6 +375,21 @@ export interface LanguageModel {
    * `exclude`.
    */
   nearest(vector: ArrayLike<number>, k: number, options?: { exclude?: ReadonlyArray<string | number>; finalNorm?: boolean }): Neighbour[];
+  /**
+   * A token-level attention map (queries × keys, one row and column per token) as a word-level one, merged
+   * by the core (attn::merge_pieces_to_words): weight(word a → word b) = the mean over a's pieces (as
+   * queries) of the sum of their weights on b's pieces (as keys), so a word split into pieces reads as one
+   * word and rows that sum to 1 still do. `wordOf[t]` is token t's word (ModelToken.word): it starts at 0
+   * and rises by 0 or 1 from token to token. Throws AttentionError when the map is not square with one row
+   * per entry of wordOf, or wordOf is not so. Works with the model deleted (it reads no weights).
+   */
+  mergePieces(weights: MatrixInput, wordOf: ArrayLike<number>): Matrix;
+  /**
+   * Every head's weights and the rollout of a run() or fill() result (a fill's masked run) merged to words
+   * by the core, as mergePieces (sum over a word's keys, mean over its queries). A words model's maps are
+   * the run's own. Throws AttentionError when the run kept no weights (keep without 'weights').
+   */
+  wordMaps(result: ModelRun<any> | FilledBlank<any>): WordMaps;
   /** Frees the wasm-side model. Calling run or attentionWeights afterwards throws. */
   delete(): void;
 }
@@ -443,7 +497,8 @@ export interface AttentionCore extends ExerciseApi {
   loadVectors(bytes: Uint8Array | ArrayBuffer): WordVectors;
   /**
    * Parse a tiny trained model (data/model.bin, the decoder, or data/encoder.bin, the encoder; `kind`
-   * says which); throws AttentionError for bytes that are not one. Only in the module from
+   * says which; or any model file's bytes, e.g. a pieces model's: `vocabulary` says which kind of
+   * tokens); throws AttentionError for bytes that are not one. Only in the module from
    * loadAttentionWithModel(); loadAttention()'s module throws.
    */
   loadModel(bytes: Uint8Array | ArrayBuffer): LanguageModel;

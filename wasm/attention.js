@@ -537,8 +537,9 @@ function wrap(raw) {
       return checked(this.#handle.run(sentence, asTop(top), keepMask(keep), asIntervention(off)));
     }
     /**
-     * Fill the blank (encoder only): token `position` (from 0) of the sentence replaced by [MASK];
-     * { tokens (as written), position, guesses: the `top` words for the blank, run (the masked sentence's) }.
+     * Fill the blank (encoder only): word `position` (from 0) of the sentence replaced by [MASK] (a pieces
+     * model: every piece of that word); { tokens (as written), position, masked (the token positions hidden),
+     * guesses: the `top` whole words for the blank, run (the masked sentence's) }.
      * @param {string} sentence @param {number} position
      * @param {{ top?: number, keep?: readonly string[], off?: import('./attention.js').SwitchedOff }} [options]
      */
@@ -588,10 +589,53 @@ function wrap(raw) {
       if (!Number.isInteger(layer)) throw new AttentionError(`layer must be a whole number, got ${JSON.stringify(layer)}`);
       return checked(this.#handle.attentionWeights(layer));
     }
+    /**
+     * A piece-level attention map (queries × keys, one row and column per token) as a word-level one, merged
+     * by the core (attn::merge_pieces_to_words): weight(word a → word b) is the sum over b's pieces (keys)
+     * of the mean over a's pieces (queries). Rows that sum to 1 still do. wordOf[t]: token t's word (the
+     * tokens' `word`), from 0, rising by 0 or 1 from token to token.
+     * @param {import('./attention.js').MatrixInput} weights @param {ArrayLike<number>} wordOf
+     */
+    mergePieces(weights, wordOf) {
+      return mergePieces(weights, wordOf);
+    }
+    /**
+     * Every head's weights and the rollout of a run (or of a fill's masked run) merged to words by the core
+     * (mergePieces: sum over a word's keys, mean over its queries): { words: how many, heads[layer][head],
+     * rollout }. For a words model each map is the run's own. The run must have kept the heads' weights.
+     * @param {any} result a run() or a fill() result
+     */
+    wordMaps(result) {
+      const run = result && typeof result === 'object' && result.run ? result.run : result;
+      if (!run || !Array.isArray(run.tokens) || !Array.isArray(run.layers))
+        throw new AttentionError('wordMaps needs the result of run() or fill()');
+      const wordOf = Int32Array.from(run.tokens, (token) => token.word);
+      const heads = run.layers.map((/** @type {any} */ layer, /** @type {number} */ l) =>
+        layer.heads.map((/** @type {any} */ head, /** @type {number} */ h) => {
+          if (!head.weights) throw new AttentionError(`layer ${l} head ${h} kept no weights: run with keep including 'weights'`);
+          return mergePieces(head.weights, wordOf);
+        }),
+      );
+      return { words: wordOf.length ? wordOf[wordOf.length - 1] + 1 : 0, heads, rollout: mergePieces(run.rollout, wordOf) };
+    }
     delete() {
       if (this.#handle) this.#handle.delete();
       this.#handle = null;
     }
+  }
+
+  // mergePieces of the model object, which needs no model: the map and each token's word checked for form
+  // here (whole numbers ≥ 0, so none wraps on its way to the core's unsigned indices), the rest by the core.
+  function mergePieces(weights, wordOf) {
+    if (!raw.LanguageModel) throw new AttentionError('this module has no language model: load it with loadAttentionWithModel()');
+    if (!wordOf || typeof wordOf !== 'object' || typeof wordOf.length !== 'number')
+      throw new AttentionError('wordOf must be an array of word indices, one per token');
+    const words = Int32Array.from(wordOf, (word, i) => {
+      if (!Number.isInteger(word) || word < 0 || word >= 2 ** 31)
+        throw new AttentionError(`wordOf[${i}] must be a whole number ≥ 0, got ${JSON.stringify(word)}`);
+      return word;
+    });
+    return checked(raw.LanguageModel.mergePieces(asMatrix(weights, 'weights'), words));
   }
 
   function bytesOf(bytes, what) {

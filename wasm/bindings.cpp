@@ -511,7 +511,9 @@ val to_js_vector(const Vector& v) {
   return val::global("Float32Array").new_(emscripten::typed_memory_view(static_cast<std::size_t>(v.size()), v.data()));
 }
 
-// The tokens of a run, each with its lookup (known, stemmed, unknown) and vocabulary id.
+// The tokens of a run, each with its lookup (known, stemmed, unknown), vocabulary id and the index of the
+// sentence's word it belongs to (a pieces model's pieces share their word's; a words model's token is its
+// own word).
 val tokens_to_js(const std::vector<ModelToken>& tokens) {
   val out = val::array();
   for (const ModelToken& t : tokens) {
@@ -520,14 +522,23 @@ val tokens_to_js(const std::vector<ModelToken>& tokens) {
     put(token, "lookup", std::string(lookup_name(t.lookup)));
     put(token, "matched", t.matched);
     put(token, "id", static_cast<double>(t.id));
+    put(token, "word", static_cast<double>(t.word));
     push(out, token);
   }
   return out;
 }
 
+// How the page labels vocabulary entry `id`: a pieces model's piece the BertViz way ("sta", "##tion"), a
+// words model's word as stored.
+std::string entry_label(const LanguageModel& model, Index id) {
+  if (model.pieces && id >= 0 && static_cast<std::size_t>(id) < model.pieces->size())
+    return model.pieces->label(static_cast<std::uint32_t>(id));
+  return model.vocabulary.at(static_cast<std::size_t>(id));
+}
+
 // The JS object of a run: the tokens, every step of every layer (of each head's steps only the kept
 // ones, see to_js), the rollout, the predictions and the captions.
-val run_to_js(const ModelRun& r, unsigned keep, const val& captions) {
+val run_to_js(const LanguageModel& model, const ModelRun& r, unsigned keep, const val& captions) {
   val out = val::object();
   put(out, "tokens", tokens_to_js(r.tokens));
   put(out, "input", to_js(r.steps.input));
@@ -554,6 +565,14 @@ val run_to_js(const ModelRun& r, unsigned keep, const val& captions) {
     put(prediction, "id", static_cast<double>(p.id));
     put(prediction, "logit", static_cast<double>(p.logit));
     put(prediction, "probability", static_cast<double>(p.probability));
+    // The guess's ids (a pieces encoder's whole word: one per masked position; otherwise [id]) and labels.
+    val ids = val::array(), labels = val::array();
+    for (const Index id : p.pieces) {
+      push(ids, val(static_cast<double>(id)));
+      push(labels, val(entry_label(model, id)));
+    }
+    put(prediction, "pieces", ids);
+    put(prediction, "labels", labels);
     push(predictions, prediction);
   }
   put(out, "predictions", predictions);
@@ -595,6 +614,7 @@ class LanguageModelHandle {
   val info() const {
     val out = val::object();
     put(out, "kind", std::string(model_.causal ? "decoder" : "encoder"));
+    put(out, "vocabulary", std::string(model_.pieces ? "pieces" : "words"));
     put(out, "vocabularySize", static_cast<double>(model_.vocabulary.size()));
     put(out, "dModel", static_cast<double>(model_.d_model));
     put(out, "heads", static_cast<double>(model_.heads));
@@ -611,7 +631,7 @@ class LanguageModelHandle {
   val run(std::string text, unsigned top_k, unsigned keep, val off) const {
     return guarded([&] {
       if (!loaded_) throw AttentionError("no model is loaded");
-      return run_to_js(run_model(model_, text, top_k, intervention_from_js(off)), keep, captions());
+      return run_to_js(model_, run_model(model_, text, top_k, intervention_from_js(off)), keep, captions());
     });
   }
 
@@ -625,10 +645,13 @@ class LanguageModelHandle {
       const Index at = static_cast<Index>(
           std::clamp(position, double(std::numeric_limits<int>::min()), double(std::numeric_limits<int>::max())));
       const FilledBlank blank = fill_blank(model_, text, at, top_k, intervention_from_js(off));
-      val run = run_to_js(blank.run, keep, captions());
+      val run = run_to_js(model_, blank.run, keep, captions());
       val out = val::object();
       put(out, "tokens", tokens_to_js(blank.tokens));
       put(out, "position", static_cast<double>(blank.position));
+      val masked = val::array();
+      for (const Index t : blank.masked) push(masked, val(static_cast<double>(t)));
+      put(out, "masked", masked);
       put(out, "guesses", run["predictions"]);
       put(out, "run", run);
       return out;
@@ -665,6 +688,17 @@ class LanguageModelHandle {
       put(out, "rank", static_cast<double>(effects.rank));
       put(out, "heads", heads);
       return out;
+    });
+  }
+
+  // A piece-level map (queries × keys) as a word-level one: attn::merge_pieces_to_words (the sum over a
+  // word's keys, the mean over its queries). word_of: each piece's word (Int32Array, checked by
+  // attention.js to hold whole numbers ≥ 0; the core checks the rest). Needs no model.
+  static val merge_pieces(val weights, val word_of) {
+    return guarded([&] {
+      const Matrix piece_weights = to_matrix(weights);
+      const std::vector<std::uint32_t> words = emscripten::convertJSArrayToNumberVector<std::uint32_t>(word_of);
+      return to_js(merge_pieces_to_words(piece_weights, words));
     });
   }
 
@@ -814,7 +848,8 @@ EMSCRIPTEN_BINDINGS(attention_core) {
       .function("headEffects", &LanguageModelHandle::head_effects)
       .function("attentionWeights", &LanguageModelHandle::attention_weights)
       .function("find", &LanguageModelHandle::find)
-      .function("nearest", &LanguageModelHandle::nearest);
+      .function("nearest", &LanguageModelHandle::nearest)
+      .class_function("mergePieces", &LanguageModelHandle::merge_pieces);
 #endif
 }
 

@@ -3,7 +3,11 @@
 // affine map. (Not a test file itself: node --test only runs *.test.mjs.)
 import assert from 'node:assert/strict';
 
-/** The format written by model/make_golden.py; an encoder case has `blank` (−1: a plain run). */
+/**
+ * The format written by model/make_golden.py (and make_pieces_fixture.py); an encoder case has `blank`
+ * (−1: a plain run). A pieces model's tokens also carry their `word`, and a pieces encoder's blank its
+ * whole-word `guesses` (best first).
+ */
 export function parseGolden(text) {
   const lines = text.split('\n');
   const out = { cases: [] };
@@ -16,8 +20,12 @@ export function parseGolden(text) {
     else if (kind === 'case') out.cases.push({ name: rest[0], tokens: [], m: {} });
     else if (kind === 'sentence') current.sentence = line.slice('sentence '.length);
     else if (kind === 'blank') current.blank = Number(rest[0]);
-    else if (kind === 'token') current.tokens.push({ text: rest[0], lookup: rest[1], matched: rest[2], id: Number(rest[3]) });
-    else {
+    else if (kind === 'guess') (current.guesses ??= []).push(line.slice('guess '.length));
+    else if (kind === 'token') {
+      const token = { text: rest[0], lookup: rest[1], matched: rest[2], id: Number(rest[3]) };
+      // Only a pieces model's lines give the word: a words model's token is its own word.
+      current.tokens.push(rest[4] === undefined ? token : { ...token, word: Number(rest[4]) });
+    } else {
       const [rows, cols] = rest.map(Number);
       current.m[kind] = { rows, cols, data: Float64Array.from(lines[++i].split(' '), Number) };
     }

@@ -1,0 +1,246 @@
+// Pieces models through the wasm module under node (attention_model_wasm): the two tiny seeded fixtures of
+// model/make_pieces_fixture.py (tests/reference/pieces_*.bin), loaded from their bytes, against their float64
+// PyTorch cases (pieces_*_cases.txt) to 1e-4 as tests/core/test_model.cpp does: tokens with their labels and
+// words, every head, the rollout, the whole-word guesses and the masked positions; the word-level merge
+// (mergePieces, wordMaps) against a merge by hand; the new fields on words models; refusals; no leak.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { load, root } from './load.mjs';
+import { assertCloseRows, assertNearestMatches, fnv1a64, parseGolden } from './model-cases.mjs';
+
+const SENTENCE = 'the train left the station on time'; // 7 words, 13 pieces in the fixtures' vocabulary
+const reference = (name) => path.join(root, 'tests', 'reference', name);
+let api, core;
+const bytes = {},
+  golden = {};
+before(async () => {
+  ({ api, core } = await load({ larger: true }));
+  for (const kind of ['decoder', 'encoder']) {
+    bytes[kind] = new Uint8Array(await readFile(reference(`pieces_${kind}.bin`)));
+    golden[kind] = parseGolden(await readFile(reference(`pieces_${kind}_cases.txt`), 'utf8'));
+  }
+  bytes.words = new Uint8Array(await readFile(path.join(root, 'data', 'encoder.bin')));
+});
+
+/** A model from its bytes, deleted after fn. */
+function withModel(modelBytes, fn) {
+  const model = core.loadModel(modelBytes);
+  try {
+    return fn(model);
+  } finally {
+    model.delete();
+  }
+}
+
+/** The rows × cols values of a {rows, cols, data} matrix as an array of rows. */
+const rowsOf = (m) => Array.from({ length: m.rows }, (_, r) => Array.from(m.data.subarray(r * m.cols, (r + 1) * m.cols)));
+
+/** The merge by hand, in float64: weight(word a → word b) = mean over a's tokens of the sum over b's tokens. */
+function mergeByHand(m, wordOf) {
+  const words = wordOf.at(-1) + 1;
+  const out = Array.from({ length: words }, () => new Array(words).fill(0));
+  const count = new Array(words).fill(0);
+  for (const a of wordOf) count[a]++;
+  for (let q = 0; q < m.rows; q++) for (let k = 0; k < m.cols; k++) out[wordOf[q]][wordOf[k]] += m.data[q * m.cols + k] / count[wordOf[q]];
+  return out;
+}
+
+function assertClose(actual, expected, tolerance, what) {
+  assert.equal(actual.length, expected.length, `${what}: rows`);
+  actual.forEach((row, r) =>
+    row.forEach((v, c) => assert.ok(Math.abs(v - expected[r][c]) <= tolerance, `${what}[${r}][${c}] = ${v}, expected ${expected[r][c]}`)),
+  );
+}
+
+test('the cases were made from the committed fixtures, which say they read pieces', () => {
+  for (const kind of ['decoder', 'encoder']) {
+    assert.equal(bytes[kind].length, golden[kind].bytes, kind);
+    assert.equal(fnv1a64(bytes[kind]), golden[kind].hash, `${kind}: regenerate with model/make_pieces_fixture.py`);
+    withModel(bytes[kind], (model) => {
+      assert.equal(model.kind, kind);
+      assert.equal(model.vocabulary, 'pieces');
+      assert.equal(model.maskToken, kind === 'encoder' ? '[MASK]' : undefined);
+    });
+  }
+  withModel(bytes.words, (model) => assert.equal(model.vocabulary, 'words'));
+});
+
+test('tokens, labels, words, every head, the rollout and the guesses match PyTorch to 1e-4', () => {
+  let worst = 0,
+    blanks = 0;
+  for (const kind of ['decoder', 'encoder']) {
+    withModel(bytes[kind], (model) => {
+      for (const c of golden[kind].cases) {
+        const where = `${kind} ${c.name}`;
+        const filled = c.blank >= 0 ? model.fill(c.sentence, c.blank, { top: 5 }) : null;
+        const run = filled ? filled.run : model.run(c.sentence, { top: 5 });
+        // text is the BertViz label (sta / ##tion), matched the stored piece (▁sta), word the word's index.
+        assert.deepEqual(filled ? filled.tokens : run.tokens, c.tokens, `${where} tokens`);
+        worst = Math.max(worst, assertCloseRows(run.input, c.m.input, 1e-4, `${where} input`));
+        run.layers.forEach((layer, l) => {
+          layer.heads.forEach((head, h) => {
+            worst = Math.max(worst, assertCloseRows(head.weights, c.m[`L${l}.H${h}.weights`], 1e-4, `${where} L${l}.H${h}`));
+          });
+          worst = Math.max(worst, assertCloseRows(layer.output, c.m[`L${l}.output`], 1e-4, `${where} L${l}.output`));
+        });
+        worst = Math.max(worst, assertCloseRows(run.finalNorm, c.m.final_norm, 1e-4, `${where} final_norm`));
+        worst = Math.max(worst, assertCloseRows(run.rollout, c.m.rollout, 1e-4, `${where} rollout`));
+        worst = Math.max(worst, assertNearestMatches(model, run, c, where));
+        if (c.blank === -1) {
+          assert.equal(run.predictions.length, 0, 'run() on an encoder guesses nothing');
+          continue;
+        }
+        const predictions = filled ? filled.guesses : run.predictions;
+        const ids = c.m.top5_pieces ?? c.m.top5_ids; // a whole-word guess: one row of pieces per guess
+        const logits = c.m.top5_logits.data;
+        const logitScale = Math.max(1, ...Array.from(logits, Math.abs));
+        assert.equal(predictions.length, 5, where);
+        predictions.forEach((p, k) => {
+          // top5_ids: one row of 5 next pieces; top5_pieces: a row of pieces per whole-word guess.
+          const pieces = ids === c.m.top5_ids ? [ids.data[k]] : Array.from(ids.data.subarray(k * ids.cols, (k + 1) * ids.cols));
+          assert.deepEqual(p.pieces, pieces, `${where} guess ${k}'s pieces`);
+          assert.equal(p.id, p.pieces[0], `${where} guess ${k}'s id`);
+          assert.equal(p.labels.length, p.pieces.length);
+          if (filled) {
+            assert.equal(p.word, c.guesses[k], `${where} guess ${k}`);
+            // A whole word: a word-start piece, then continuation pieces, labelled the way tokens are.
+            p.labels.forEach((label, i) => assert.equal(label.startsWith('##'), i > 0, `${where} guess ${k}: ${p.labels}`));
+          }
+          assert.ok(Math.abs(p.logit - logits[k]) / logitScale <= 1e-4, `${where} logit ${k}`);
+          assert.ok(Math.abs(p.probability - c.m.top5_probabilities.data[k]) <= 1e-4, `${where} probability ${k}`);
+        });
+        if (!filled) continue;
+        // The blank hides all of its word's pieces; the guesses are the masked run's predictions.
+        blanks++;
+        assert.equal(filled.position, c.blank);
+        assert.deepEqual(filled.masked, Array.from(c.m.masked.data), `${where} masked`);
+        assert.deepEqual(
+          filled.masked,
+          filled.tokens.flatMap((t, i) => (t.word === c.blank ? [i] : [])),
+        );
+        for (const t of filled.masked) assert.equal(run.tokens[t].text, '[MASK]');
+        assert.deepEqual(filled.guesses, run.predictions);
+      }
+    });
+  }
+  assert.equal(blanks, 4);
+  console.log(`# largest scaled difference from PyTorch (float64): ${worst.toExponential(2)}`);
+});
+
+test('a piece-level map merged to words by the core: by hand on a small case, rows still sum to 1', () => {
+  withModel(bytes.encoder, (model) => {
+    // Tokens 1 and 2 are one word: its row is the mean of theirs, its column the sum of theirs.
+    const small = [
+      [1, 0, 0],
+      [0.2, 0.3, 0.5],
+      [0.1, 0.6, 0.3],
+    ];
+    assertClose(
+      rowsOf(model.mergePieces(small, [0, 1, 1])),
+      [
+        [1, 0],
+        [0.15, 0.85],
+      ],
+      1e-7,
+      'small',
+    );
+
+    const filled = model.fill(SENTENCE, 4);
+    const wordOf = filled.run.tokens.map((t) => t.word);
+    const maps = model.wordMaps(filled);
+    assert.equal(maps.words, 7);
+    const all = [...maps.heads.flat(), maps.rollout];
+    assert.equal(all.length, model.layers * model.heads + 1);
+    for (const m of all) {
+      assert.deepEqual([m.rows, m.cols], [7, 7]);
+      for (const row of rowsOf(m)) assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) <= 1e-5, `a row sums to ${row}`);
+    }
+    filled.run.layers.forEach((layer, l) =>
+      layer.heads.forEach((head, h) => assertClose(rowsOf(maps.heads[l][h]), mergeByHand(head.weights, wordOf), 1e-6, `L${l}.H${h}`)),
+    );
+    assertClose(rowsOf(maps.rollout), mergeByHand(filled.run.rollout, wordOf), 1e-6, 'rollout');
+    // A run (not a fill) works too, and mergePieces needs no live model.
+    const run = model.run(SENTENCE);
+    assert.equal(model.wordMaps(run).words, 7);
+    model.delete();
+    assertClose(
+      rowsOf(model.mergePieces(small, [0, 0, 1])),
+      [
+        [0.75, 0.25],
+        [0.7, 0.3],
+      ],
+      1e-7,
+      'after delete',
+    );
+  });
+});
+
+test('words models: tokens are their own words, a blank masks its token, guesses are one id, maps are the run', () => {
+  withModel(bytes.words, (model) => {
+    const filled = model.fill(SENTENCE, 4);
+    filled.tokens.forEach((t, i) => assert.equal(t.word, i));
+    assert.deepEqual(filled.masked, [4]);
+    for (const p of filled.guesses) {
+      assert.deepEqual(p.pieces, [p.id]);
+      assert.deepEqual(p.labels, [p.word]);
+    }
+    const maps = model.wordMaps(filled);
+    assert.equal(maps.words, 7);
+    filled.run.layers.forEach((layer, l) =>
+      layer.heads.forEach((head, h) => assertClose(rowsOf(maps.heads[l][h]), rowsOf(head.weights), 1e-7, `L${l}.H${h}`)),
+    );
+  });
+});
+
+test('refusals are AttentionErrors that say why', () => {
+  const refused = (fn, pattern, what) =>
+    assert.throws(fn, (e) => e instanceof api.AttentionError && pattern.test(e.message), `${what}: expected ${pattern}`);
+  withModel(bytes.encoder, (model) => {
+    // fill's position counts words, not pieces: 13 pieces, 7 words.
+    for (const position of [7, 12, -1, 1e12])
+      refused(() => model.fill(SENTENCE, position), /7 words, numbered 0 to 6/, `position ${position}`);
+    const long = Array.from({ length: 20 }, () => 'station').join(' ');
+    refused(() => model.fill(long, 0), /40 pieces \(20 words\) but the model's context holds 32 pieces/, 'over the context');
+    refused(() => model.run(long), /context holds 32 pieces/, 'run over the context');
+    refused(() => model.headEffects(SENTENCE, { position: 4 }), /pieces encoder/, 'headEffects');
+    const square = [
+      [0.5, 0.5],
+      [0.5, 0.5],
+    ];
+    refused(() => model.mergePieces(square, [0, 1, 1]), /the map is 2 × 2 but there are 3 pieces/, 'wordOf longer than the map');
+    refused(() => model.mergePieces([[1, 0, 0]], [0]), /the map is 1 × 3/, 'not square');
+    refused(() => model.mergePieces(square, [1, 1]), /must belong to word 0/, 'words not from 0');
+    refused(() => model.mergePieces(square, [0, 2]), /piece 1 belongs to word 2 after word 0/, 'a word skipped');
+    refused(() => model.mergePieces(square, [0, -1]), /wordOf\[1\] must be a whole number/, 'negative');
+    refused(() => model.mergePieces(square, [0, 0.5]), /wordOf\[1\] must be a whole number/, 'fraction');
+    refused(() => model.mergePieces(square, 'ab'), /wordOf must be an array/, 'a string');
+    refused(() => model.mergePieces(undefined, [0]), /weights is missing/, 'no map');
+    refused(() => model.wordMaps(model.run(SENTENCE, { keep: ['Q'] })), /kept no weights/, 'no weights kept');
+    refused(() => model.wordMaps({}), /wordMaps needs/, 'not a run');
+  });
+  withModel(bytes.decoder, (model) => refused(() => model.fill(SENTENCE, 0), /needs an encoder/, 'decoder fill'));
+});
+
+test('pieces fills, merges and refusals leave the wasm heap where it was', () => {
+  withModel(bytes.encoder, (model) => {
+    const step = (i) => {
+      try {
+        if (i % 4 === 0) model.wordMaps(model.fill(SENTENCE, i % 7));
+        else if (i % 4 === 1) model.fill(SENTENCE, 9);
+        else if (i % 4 === 2) model.mergePieces([[1, 0]], [0]);
+        else model.run('station '.repeat(40));
+      } catch (e) {
+        if (!(e instanceof api.AttentionError)) throw e;
+      }
+    };
+    for (let i = 0; i < 20; i++) step(i);
+    const before = core.memory();
+    for (let i = 0; i < 200; i++) step(i);
+    const after = core.memory();
+    assert.equal(after.mallocBytes, before.mallocBytes);
+    assert.equal(after.heapBytes, before.heapBytes);
+    if (before.emvalHandles !== null) assert.equal(after.emvalHandles, before.emvalHandles);
+  });
+});
