@@ -7,8 +7,8 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { load, root, wasmDir } from './load.mjs';
-import { affine, assertCloseRows, assertNearestMatches, fnv1a64, parseGolden } from './model-cases.mjs';
+import { assertNoLeak, load, root, wasmDir } from './load.mjs';
+import { affine, assertCloseRows, assertRunMatchesCase, fnv1a64, parseGolden } from './model-cases.mjs';
 
 const SENTENCE = 'the train left the station on time';
 let api, core, encoderBytes, decoderBytes, golden;
@@ -72,16 +72,7 @@ test('every layer, head, rollout, blank guess and nearest word matches PyTorch t
         assert.equal(run.tokens[c.blank].text, '[MASK]');
         assert.deepEqual(filled.guesses, run.predictions);
       }
-      worst = Math.max(worst, assertCloseRows(run.input, c.m.input, 1e-4, `${where} input`));
-      run.layers.forEach((layer, l) => {
-        layer.heads.forEach((head, h) => {
-          worst = Math.max(worst, assertCloseRows(head.weights, c.m[`L${l}.H${h}.weights`], 1e-4, `${where} L${l}.H${h}`));
-        });
-        worst = Math.max(worst, assertCloseRows(layer.output, c.m[`L${l}.output`], 1e-4, `${where} L${l}.output`));
-      });
-      worst = Math.max(worst, assertCloseRows(run.finalNorm, c.m.final_norm, 1e-4, `${where} final_norm`));
-      worst = Math.max(worst, assertCloseRows(run.rollout, c.m.rollout, 1e-4, `${where} rollout`));
-      worst = Math.max(worst, assertNearestMatches(model, run, c, where));
+      worst = Math.max(worst, assertRunMatchesCase(model, run, c, where));
       if (!filled) {
         assert.equal(run.predictions.length, 0, 'run() on an encoder guesses nothing');
         continue;
@@ -182,12 +173,6 @@ test('fills and refusals leave the wasm heap where it was', () => {
         if (!(e instanceof api.AttentionError)) throw e;
       }
     };
-    for (let i = 0; i < 20; i++) step(i);
-    const before = core.memory();
-    for (let i = 0; i < 300; i++) step(i);
-    const after = core.memory();
-    assert.equal(after.mallocBytes, before.mallocBytes);
-    assert.equal(after.heapBytes, before.heapBytes);
-    if (before.emvalHandles !== null) assert.equal(after.emvalHandles, before.emvalHandles);
+    assertNoLeak(core, step, 300);
   });
 });

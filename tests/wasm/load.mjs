@@ -1,6 +1,7 @@
 // Loads the built wasm package (build/wasm, or $ATTN_WASM_DIR) for the node tests. $ATTN_WASM_FILE names
 // another .wasm for the small module: attention_wasm_relaxed.wasm, run by scripts/test.sh under node's
 // --experimental-wasm-relaxed-simd, puts the relaxed-SIMD variant through the same tests.
+import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -19,4 +20,19 @@ export async function load({ larger = false } = {}) {
     ? await api.loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) })
     : await api.loadAttention({ wasmBinary: await readFile(path.join(wasmDir, smallModule)) });
   return { api, core };
+}
+
+/**
+ * Asserts that `rounds` calls of step(i) leave the core's memory as they found it: the same malloc'd and
+ * heap bytes and, where the build counts them, Embind handles. step(i) runs 20 times first, so the
+ * allocator has settled before the count starts. step is expected to catch the core's refusals itself.
+ */
+export function assertNoLeak(core, step, rounds) {
+  for (let i = 0; i < 20; i++) step(i);
+  const before = core.memory();
+  for (let i = 0; i < rounds; i++) step(i);
+  const after = core.memory();
+  assert.equal(after.mallocBytes, before.mallocBytes);
+  assert.equal(after.heapBytes, before.heapBytes);
+  if (before.emvalHandles !== null) assert.equal(after.emvalHandles, before.emvalHandles);
 }

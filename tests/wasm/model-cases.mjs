@@ -97,3 +97,20 @@ export function assertNearestMatches(model, run, c, where) {
   }
   return worst;
 }
+
+/**
+ * A run's every step against a golden case's matrices to 1e-4: the input, each head's weights and each
+ * layer's output, the final norm, the rollout and the nearest words. Returns the largest difference.
+ */
+export function assertRunMatchesCase(model, run, c, where) {
+  let worst = assertCloseRows(run.input, c.m.input, 1e-4, `${where} input`);
+  run.layers.forEach((layer, l) => {
+    layer.heads.forEach((head, h) => {
+      worst = Math.max(worst, assertCloseRows(head.weights, c.m[`L${l}.H${h}.weights`], 1e-4, `${where} L${l}.H${h}`));
+    });
+    worst = Math.max(worst, assertCloseRows(layer.output, c.m[`L${l}.output`], 1e-4, `${where} L${l}.output`));
+  });
+  worst = Math.max(worst, assertCloseRows(run.finalNorm, c.m.final_norm, 1e-4, `${where} final_norm`));
+  worst = Math.max(worst, assertCloseRows(run.rollout, c.m.rollout, 1e-4, `${where} rollout`));
+  return Math.max(worst, assertNearestMatches(model, run, c, where));
+}

@@ -6,8 +6,8 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { load, root, wasmDir } from './load.mjs';
-import { affine, assertCloseRows, assertNearestMatches, fnv1a64, parseGolden } from './model-cases.mjs';
+import { assertNoLeak, load, root, wasmDir } from './load.mjs';
+import { affine, assertCloseRows, assertRunMatchesCase, fnv1a64, parseGolden } from './model-cases.mjs';
 
 let api, core, plainCore, modelBytes, golden;
 before(async () => {
@@ -34,16 +34,7 @@ test('every layer, head, rollout, prediction and nearest word matches PyTorch to
         c.tokens,
         c.name,
       );
-      worst = Math.max(worst, assertCloseRows(run.input, c.m.input, 1e-4, `${c.name} input`));
-      run.layers.forEach((layer, l) => {
-        layer.heads.forEach((head, h) => {
-          worst = Math.max(worst, assertCloseRows(head.weights, c.m[`L${l}.H${h}.weights`], 1e-4, `${c.name} L${l}.H${h}`));
-        });
-        worst = Math.max(worst, assertCloseRows(layer.output, c.m[`L${l}.output`], 1e-4, `${c.name} L${l}.output`));
-      });
-      worst = Math.max(worst, assertCloseRows(run.finalNorm, c.m.final_norm, 1e-4, `${c.name} final_norm`));
-      worst = Math.max(worst, assertCloseRows(run.rollout, c.m.rollout, 1e-4, `${c.name} rollout`));
-      worst = Math.max(worst, assertNearestMatches(model, run, c, c.name));
+      worst = Math.max(worst, assertRunMatchesCase(model, run, c, c.name));
       const logits = c.m.top5_logits.data;
       const logitScale = Math.max(1, ...Array.from(logits, Math.abs));
       assert.equal(run.predictions.length, 5);
@@ -265,13 +256,7 @@ test('runs and refusals leave the wasm heap where it was', () => {
         if (!(e instanceof api.AttentionError)) throw e;
       }
     };
-    for (let i = 0; i < 20; i++) step(i); // warm up: the allocator settles
-    const before = core.memory();
-    for (let i = 0; i < 400; i++) step(i);
-    const after = core.memory();
-    assert.equal(after.mallocBytes, before.mallocBytes);
-    assert.equal(after.heapBytes, before.heapBytes);
-    if (before.emvalHandles !== null) assert.equal(after.emvalHandles, before.emvalHandles);
+    assertNoLeak(core, step, 400);
   } finally {
     model.delete();
   }

@@ -7,8 +7,8 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { load, root } from './load.mjs';
-import { assertCloseRows, assertNearestMatches, fnv1a64, parseGolden } from './model-cases.mjs';
+import { assertNoLeak, load, root } from './load.mjs';
+import { assertRunMatchesCase, fnv1a64, parseGolden } from './model-cases.mjs';
 
 const SENTENCE = 'the train left the station on time'; // 7 words, 13 pieces in the fixtures' vocabulary
 const reference = (name) => path.join(root, 'tests', 'reference', name);
@@ -78,16 +78,7 @@ test('tokens, labels, words, every head, the rollout and the guesses match PyTor
         const run = filled ? filled.run : model.run(c.sentence, { top: 5 });
         // text is the BertViz label (sta / ##tion), matched the stored piece (▁sta), word the word's index.
         assert.deepEqual(filled ? filled.tokens : run.tokens, c.tokens, `${where} tokens`);
-        worst = Math.max(worst, assertCloseRows(run.input, c.m.input, 1e-4, `${where} input`));
-        run.layers.forEach((layer, l) => {
-          layer.heads.forEach((head, h) => {
-            worst = Math.max(worst, assertCloseRows(head.weights, c.m[`L${l}.H${h}.weights`], 1e-4, `${where} L${l}.H${h}`));
-          });
-          worst = Math.max(worst, assertCloseRows(layer.output, c.m[`L${l}.output`], 1e-4, `${where} L${l}.output`));
-        });
-        worst = Math.max(worst, assertCloseRows(run.finalNorm, c.m.final_norm, 1e-4, `${where} final_norm`));
-        worst = Math.max(worst, assertCloseRows(run.rollout, c.m.rollout, 1e-4, `${where} rollout`));
-        worst = Math.max(worst, assertNearestMatches(model, run, c, where));
+        worst = Math.max(worst, assertRunMatchesCase(model, run, c, where));
         if (c.blank === -1) {
           assert.equal(run.predictions.length, 0, 'run() on an encoder guesses nothing');
           continue;
@@ -235,12 +226,6 @@ test('pieces fills, merges and refusals leave the wasm heap where it was', () =>
         if (!(e instanceof api.AttentionError)) throw e;
       }
     };
-    for (let i = 0; i < 20; i++) step(i);
-    const before = core.memory();
-    for (let i = 0; i < 200; i++) step(i);
-    const after = core.memory();
-    assert.equal(after.mallocBytes, before.mallocBytes);
-    assert.equal(after.heapBytes, before.heapBytes);
-    if (before.emvalHandles !== null) assert.equal(after.emvalHandles, before.emvalHandles);
+    assertNoLeak(core, step, 200);
   });
 });
