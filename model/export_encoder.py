@@ -2,7 +2,7 @@
 """Writes data/encoder.bin from model/train_encoder.py's checkpoint (format: model/README.md, "ATTNLM"
 version 2): the embedding as int8 with a float32 scale per row; the layers' matrices as float16 when
 that fits the 1 MB budget, otherwise as int8 with a float32 scale per output unit; no head captions yet
-(model/head_stats_encoder.py adds them). Then reads the file back and reports the held-out masked-word
+(model/head_stats.py --model data/encoder.bin adds them). Then reads the file back and reports the held-out masked-word
 accuracy of the de-quantised model, the weights the C++ core and the golden cases use, beside the
 float32 checkpoint's.
 

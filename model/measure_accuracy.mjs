@@ -1,0 +1,129 @@
+// Whole-word masked accuracy of trained encoders on the same held-out cases, through the wasm core and the
+// JS API the page calls (LanguageModel.fill): today's words encoder, a pieces encoder, and the unigram
+// baseline (always guess the training text's five most frequent words). Prints model/README.md's table
+// and writes every number to build/model/accuracy.json.
+//
+//   node model/measure_accuracy.mjs [--cases N] [--wasm build/wasm] ENCODER.bin [ENCODER.bin ...]
+//
+// Held-out text: build/corpus/heldout.txt (data/build_corpus.py; WordNet's lines i mod 20 = 19, which no
+// committed model trained on, and GCIDE's held-out lines), its first 32 tokens so that a model with a
+// context of 32 reads the same text. A fixed seed picks a line and one alphabetic word of it; every
+// encoder hides that word and is asked for it. A guess counts when its text is exactly the word. A words
+// model reads a word outside its vocabulary as <unk> and cannot guess it (counted as a miss; how often that
+// happens is reported). A pieces model hides all the word's pieces and guesses whole words of as many
+// pieces (model.hpp, fill_blank): it knows how many pieces the word has, as BERT's whole-word tests do.
+import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: options, positionals: files } = parseArgs({
+  allowPositionals: true,
+  options: { cases: { type: 'string', default: '2000' }, wasm: { type: 'string', default: 'build/wasm' } },
+});
+const CASES = Number(options.cases);
+const CONTEXT = 32;
+const SEED = 20261126;
+const corpus = path.join(root, 'build', 'corpus');
+const wasmDir = path.resolve(root, options.wasm);
+
+const { loadAttentionWithModel } = await import(pathToFileURL(path.join(wasmDir, 'attention.js')).href);
+const core = await loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) });
+
+// A small seeded generator (mulberry32): the same cases on every run and machine.
+function random(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+const isWord = (token) => /^[a-z]+$/.test(token);
+const heldOut = (await readFile(path.join(corpus, 'heldout.txt'), 'utf8')).split('\n').filter(Boolean);
+// sources.txt: "heldout wordnet N gcide M": the held-out file holds WordNet's lines first.
+const sources = (await readFile(path.join(corpus, 'sources.txt'), 'utf8')).split('\n').find((l) => l.startsWith('heldout'));
+const wordnetLines = Number(sources.split(' ')[2]);
+
+// The unigram baseline's five words: the most frequent alphabetic tokens of the training text.
+const counts = new Map();
+for (const line of (await readFile(path.join(corpus, 'train.txt'), 'utf8')).split('\n'))
+  for (const token of line.split(' ')) if (isWord(token)) counts.set(token, (counts.get(token) ?? 0) + 1);
+const unigram = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([w]) => w);
+
+// The cases: a seeded line (its first 32 tokens, re-tokenised to themselves by the core) and word.
+const next = random(SEED);
+const cases = [];
+let skipped = 0;
+while (cases.length < CASES) {
+  const index = Math.floor(next() * heldOut.length);
+  const tokens = heldOut[index].split(' ').slice(0, CONTEXT);
+  const text = tokens.join(' ');
+  const again = core.tokenize(text);
+  if (again.length !== tokens.length || again.some((t, i) => t !== tokens[i])) {
+    skipped++;
+    continue;
+  }
+  const words = tokens.map((t, i) => (isWord(t) ? i : -1)).filter((i) => i >= 0);
+  if (!words.length) continue;
+  const position = words[Math.floor(next() * words.length)];
+  cases.push({ text, position, word: tokens[position], source: index < wordnetLines ? 'wordnet' : 'gcide' });
+}
+
+function score(guessesOf) {
+  const rows = { all: { n: 0, top1: 0, top5: 0 }, wordnet: { n: 0, top1: 0, top5: 0 }, gcide: { n: 0, top1: 0, top5: 0 } };
+  for (const c of cases) {
+    const guesses = guessesOf(c);
+    for (const row of [rows.all, rows[c.source]]) {
+      row.n++;
+      if (guesses[0] === c.word) row.top1++;
+      if (guesses.slice(0, 5).includes(c.word)) row.top5++;
+    }
+  }
+  for (const row of Object.values(rows)) {
+    row.top1 = (100 * row.top1) / row.n;
+    row.top5 = (100 * row.top5) / row.n;
+  }
+  return rows;
+}
+
+const results = [{ name: 'unigram baseline', detail: unigram.join(', '), ...score(() => unigram) }];
+const started = performance.now();
+for (const file of files) {
+  const model = core.loadModel(new Uint8Array(await readFile(path.resolve(root, file))));
+  try {
+    if (model.kind !== 'encoder') throw new Error(`${file} is a ${model.kind}, not an encoder`);
+    let unknown = 0,
+      tooLong = 0;
+    const rows = score((c) => {
+      let filled;
+      try {
+        filled = model.fill(c.text, c.position, { top: 5, keep: [] });
+      } catch (error) {
+        if (!/context/.test(error.message)) throw error;
+        tooLong++; // more pieces than the model's context: a miss
+        return [];
+      }
+      if (model.vocabulary === 'words' && filled.tokens[c.position].lookup === 'unknown') unknown++;
+      return filled.guesses.map((g) => g.word);
+    });
+    const shape = `${model.layers}×${model.heads}×${model.dModel}, ${model.vocabulary} (${model.vocabularySize})`;
+    results.push({ name: path.relative(root, path.resolve(root, file)), detail: `${shape}; ${unknown} hidden words read as <unk>, ${tooLong} lines longer than its context`, ...rows });
+  } finally {
+    model.delete();
+  }
+}
+const seconds = (performance.now() - started) / 1000;
+
+const cell = (r) => `${r.top1.toFixed(1)} / ${r.top5.toFixed(1)}`;
+const n = results[0];
+console.log(`Whole-word masked accuracy, top-1 / top-5 %, ${CASES} held-out cases (WordNet ${n.wordnet.n}, GCIDE ${n.gcide.n}):\n`);
+console.log('| encoder | all | WordNet lines | GCIDE lines | notes |\n| --- | --- | --- | --- | --- |');
+for (const r of results) console.log(`| ${r.name} | ${cell(r.all)} | ${cell(r.wordnet)} | ${cell(r.gcide)} | ${r.detail} |`);
+console.log(`\n(${seconds.toFixed(0)} s; seed ${SEED}; ${skipped} lines skipped because their text re-tokenises differently)`);
+await mkdir(path.join(root, 'build', 'model'), { recursive: true });
+await writeFile(path.join(root, 'build', 'model', 'accuracy.json'), JSON.stringify({ seed: SEED, seconds, cases: CASES, results }, null, 1) + '\n');
