@@ -44,7 +44,7 @@ def main():
     for w in differ[:10]:
         print("  ", w, tinylm.stem_candidates(w), old.stem_candidates(w))
     failures = len(differ)
-    for path in (tinylm.MODEL_FILE, tinylm.ENCODER_FILE):
+    for path in (tinylm.WORDS_DECODER_FILE, tinylm.WORDS_ENCODER_FILE):
         vocab_words = tinylm.read_model(path)["vocab"]
         new_ids = tinylm.Vocabulary(vocab_words).ids_of_lines(lines)
         old_vocab = old.Vocabulary(vocab_words)

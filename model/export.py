@@ -23,7 +23,7 @@ MAX_BYTES = 1_000_000
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--checkpoint", default=str(tinylm.ROOT / "build" / "model" / "checkpoint.pt"))
-    parser.add_argument("--out", default=str(tinylm.MODEL_FILE))
+    parser.add_argument("--out", default=str(tinylm.WORDS_DECODER_FILE))
     args = parser.parse_args()
     torch.set_num_threads(2)
 

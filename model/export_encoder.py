@@ -26,7 +26,7 @@ MAX_BYTES = 1_000_000
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkpoint", default=str(tinylm.ROOT / "build" / "model" / "encoder.pt"))
-    parser.add_argument("--out", default=str(tinylm.ENCODER_FILE))
+    parser.add_argument("--out", default=str(tinylm.WORDS_ENCODER_FILE))
     parser.add_argument("--int8", choices=("auto", "yes", "no"), default="auto",
                         help="int8 layer matrices: auto = only when float16 would not fit 1 MB")
     args = parser.parse_args()

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Writes tests/reference/model_cases.txt and encoder_cases.txt: the committed data/model.bin (decoder) and
-data/encoder.bin run by PyTorch in float64 on fixed sentences, from the de-quantised weights (exactly the
+"""Writes tests/reference/words_decoder_cases.txt and words_encoder_cases.txt: the words models (words_decoder.bin, a decoder, and
+words_encoder.bin; the page shipped them before the pieces models) run by PyTorch in float64 on fixed sentences, from the de-quantised weights (exactly the
 numbers the C++ core parses), through torch.nn.TransformerEncoderLayer. tests/core/test_model.cpp and
 tests/wasm/model.test.mjs check the core against them.
 
@@ -30,8 +30,8 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tinylm  # noqa: E402
 
-OUT = tinylm.ROOT / "tests" / "reference" / "model_cases.txt"
-ENCODER_OUT = tinylm.ROOT / "tests" / "reference" / "encoder_cases.txt"
+OUT = tinylm.ROOT / "tests" / "reference" / "words_decoder_cases.txt"
+ENCODER_OUT = tinylm.ROOT / "tests" / "reference" / "words_encoder_cases.txt"
 SENTENCES = {
     "train_station": "the train left the station on time",
     "bank_check": "he cashed a check at the bank",
@@ -152,8 +152,8 @@ def run_case(lines, model, m, vocab, name, sentence, blank=None):
 
 def main():
     torch.set_default_dtype(torch.float64)
-    for path, out, cases in ((tinylm.MODEL_FILE, OUT, [(name, s, None) for name, s in SENTENCES.items()]),
-                             (tinylm.ENCODER_FILE, ENCODER_OUT, ENCODER_CASES)):
+    for path, out, cases in ((tinylm.WORDS_DECODER_FILE, OUT, [(name, s, None) for name, s in SENTENCES.items()]),
+                             (tinylm.WORDS_ENCODER_FILE, ENCODER_OUT, ENCODER_CASES)):
         data = path.read_bytes()
         m = tinylm.read_model(path)
         model = tinylm.model_from_file(m, torch.float64)

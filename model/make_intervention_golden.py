@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes tests/reference/intervention_cases.txt: the committed data/model.bin (decoder) and data/encoder.bin
+"""Writes tests/reference/intervention_cases.txt: the words models (tests/reference/words_decoder.bin and words_encoder.bin)
 with parts switched off (attn::Intervention), run by PyTorch in float64 from the de-quantised weights.
 tests/core/test_intervention.cpp and tests/wasm/model-intervention-golden.test.mjs check the core against it.
 
@@ -201,7 +201,7 @@ def main():
     torch.set_default_dtype(torch.float64)
     tokens = make_golden.tokenize(SENTENCE)
     lines = []
-    for kind, path in (("decoder", tinylm.MODEL_FILE), ("encoder", tinylm.ENCODER_FILE)):
+    for kind, path in (("decoder", tinylm.WORDS_DECODER_FILE), ("encoder", tinylm.WORDS_ENCODER_FILE)):
         data = path.read_bytes()
         m = tinylm.read_model(path)
         w, vocab = Weights(m), tinylm.Vocabulary(m["vocab"])

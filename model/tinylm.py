@@ -16,6 +16,9 @@ WORK = ROOT / "build" / "vectors"  # shared with data/build_vectors.sh: the same
 CORPUS = WORK / "corpus.txt"
 MODEL_FILE = ROOT / "data" / "model.bin"
 ENCODER_FILE = ROOT / "data" / "encoder.bin"
+# The words models the page shipped before the pieces models: now the engine's word-vocabulary test fixtures.
+WORDS_DECODER_FILE = ROOT / "tests" / "reference" / "words_decoder.bin"
+WORDS_ENCODER_FILE = ROOT / "tests" / "reference" / "words_encoder.bin"
 UNK = "<unk>"
 MASK = "[MASK]"  # the encoder's blank: the last vocabulary entry; the tokenizer can never produce it
 VALIDATION_EVERY = 20  # corpus line i is held out when i % 20 == 19

@@ -1,7 +1,7 @@
 // The tiny trained models: the model-file parser (well-formed and corrupted bytes, versions 1 and 2,
 // float16 and int8 layers), tokens, causality and its absence, fill-the-blank, attention rollout on a
-// hand-checked case, the committed data/model.bin and data/encoder.bin against PyTorch
-// (tests/reference/model_cases.txt and encoder_cases.txt, made by model/make_golden.py), and the
+// hand-checked case, the words models (tests/reference/words_decoder.bin, words_encoder.bin) against PyTorch
+// (tests/reference/words_decoder_cases.txt and words_encoder_cases.txt, made by model/make_golden.py), and the
 // committed files' sanity.
 #include <cmath>
 #include <cstdio>
@@ -190,7 +190,7 @@ Bytes read_file(const std::string& path) {
   return Bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
 }
 
-// data/model.bin, or $ATTN_MODEL_FILE (to check a new export before committing it).
+// tests/reference/words_decoder.bin, or $ATTN_MODEL_FILE (to check a new export before committing it).
 const LanguageModel& committed_model() {
   static const LanguageModel model = [] {
     const char* override_path = std::getenv("ATTN_MODEL_FILE");
@@ -845,7 +845,7 @@ TEST_CASE("the committed model matches PyTorch on the golden sentences to 1e-4",
   const Golden golden = read_golden(ATTN_MODEL_CASES);
   if (std::getenv("ATTN_MODEL_FILE") == nullptr) {
     const Bytes bytes = read_file(ATTN_MODEL_FILE);
-    INFO("tests/reference/model_cases.txt was made from another data/model.bin: run model/make_golden.py");
+    INFO("tests/reference/words_decoder_cases.txt was made from another words_decoder.bin: run model/make_golden.py");
     REQUIRE(bytes.size() == golden.model_bytes);
     REQUIRE(fnv1a64(bytes) == golden.model_hash);
   }
@@ -858,7 +858,7 @@ TEST_CASE("the committed encoder matches PyTorch on the golden sentences and bla
   const Golden golden = read_golden(ATTN_ENCODER_CASES);
   const Bytes bytes = read_file(ATTN_ENCODER_FILE);
   {
-    INFO("tests/reference/encoder_cases.txt was made from another data/encoder.bin: run model/make_golden.py");
+    INFO("tests/reference/words_encoder_cases.txt was made from another words_encoder.bin: run model/make_golden.py");
     REQUIRE(bytes.size() == golden.model_bytes);
     REQUIRE(fnv1a64(bytes) == golden.model_hash);
   }

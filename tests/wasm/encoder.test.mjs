@@ -1,5 +1,5 @@
-// The trained encoder through the wasm module under node (attention_model_wasm): the committed
-// data/encoder.bin against the PyTorch reference (tests/reference/encoder_cases.txt) to 1e-4 — a plain
+// The trained encoder through the wasm module under node (attention_model_wasm):
+// the words encoder (tests/reference/words_encoder.bin) against the PyTorch reference (tests/reference/words_encoder_cases.txt) to 1e-4 — a plain
 // run and fill-the-blank on five sentences: every layer's heads and outputs, the rollout, the top-5
 // guesses and every position's nearest words (model.nearest through LN_f); its attention input and learnt weights (attentionWeights) against its heads' Q, K, V and W_O;
 // fill's refusals as AttentionError (the decoder, positions outside the sentence), and no leak.
@@ -15,9 +15,9 @@ let api, core, encoderBytes, decoderBytes, golden;
 before(async () => {
   ({ api } = await load());
   core = await api.loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) });
-  encoderBytes = new Uint8Array(await readFile(path.join(root, 'data', 'encoder.bin')));
-  decoderBytes = new Uint8Array(await readFile(path.join(root, 'data', 'model.bin')));
-  golden = parseGolden(await readFile(path.join(root, 'tests', 'reference', 'encoder_cases.txt'), 'utf8'));
+  encoderBytes = new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_encoder.bin')));
+  decoderBytes = new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_decoder.bin')));
+  golden = parseGolden(await readFile(path.join(root, 'tests', 'reference', 'words_encoder_cases.txt'), 'utf8'));
 });
 
 /** The encoder, deleted after fn. */
@@ -30,7 +30,7 @@ function withEncoder(fn) {
   }
 }
 
-test('the golden file was made from the committed data/encoder.bin', () => {
+test('the golden file was made from the words encoder (tests/reference/words_encoder.bin)', () => {
   assert.equal(encoderBytes.length, golden.bytes);
   assert.equal(fnv1a64(encoderBytes), golden.hash, 'regenerate with model/make_golden.py');
   assert.ok(encoderBytes.length <= 1_000_000, `${encoderBytes.length} bytes: over the 1 MB budget`);

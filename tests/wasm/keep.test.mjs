@@ -71,7 +71,7 @@ test('parameterFree, attentionByColumns, multiHead and the model keep what they 
     assert.deepEqual(kept.output, full.output, 'multiHead output comes back whatever keep says');
   }
   const withModel = await api.loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) });
-  const model = withModel.loadModel(new Uint8Array(await readFile(path.join(root, 'data', 'model.bin'))));
+  const model = withModel.loadModel(new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_decoder.bin'))));
   try {
     const sentence = 'the train left the station on time';
     const full = model.run(sentence);

@@ -15,8 +15,8 @@ before(async () => {
   const { api } = await load();
   core = await api.loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) });
   bytes = {
-    decoder: new Uint8Array(await readFile(path.join(root, 'data', 'model.bin'))),
-    encoder: new Uint8Array(await readFile(path.join(root, 'data', 'encoder.bin'))),
+    decoder: new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_decoder.bin'))),
+    encoder: new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_encoder.bin'))),
   };
   cases = parse(await readFile(path.join(root, 'tests', 'reference', 'intervention_cases.txt'), 'utf8'));
 });

@@ -14,8 +14,8 @@ let api, core, encoderBytes, decoderBytes;
 before(async () => {
   ({ api } = await load());
   core = await api.loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) });
-  encoderBytes = new Uint8Array(await readFile(path.join(root, 'data', 'encoder.bin')));
-  decoderBytes = new Uint8Array(await readFile(path.join(root, 'data', 'model.bin')));
+  encoderBytes = new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_encoder.bin')));
+  decoderBytes = new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_decoder.bin')));
 });
 
 function withModel(bytes, fn) {

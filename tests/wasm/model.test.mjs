@@ -1,6 +1,6 @@
 // The tiny language model through the wasm module under node (attention_model_wasm, loaded with
-// loadAttentionWithModel): the committed data/model.bin against the PyTorch reference
-// (tests/reference/model_cases.txt) to 1e-4, each layer's attention input and learnt weights (attentionWeights)
+// loadAttentionWithModel): the words decoder (tests/reference/words_decoder.bin) against the PyTorch reference
+// (tests/reference/words_decoder_cases.txt) to 1e-4, each layer's attention input and learnt weights (attentionWeights)
 // against its heads' Q, K, V and W_O mixing, refusals as AttentionError, and no leak.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,11 +13,11 @@ let api, core, plainCore, modelBytes, golden;
 before(async () => {
   ({ api, core: plainCore } = await load());
   core = await api.loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) });
-  modelBytes = new Uint8Array(await readFile(path.join(root, 'data', 'model.bin')));
-  golden = parseGolden(await readFile(path.join(root, 'tests', 'reference', 'model_cases.txt'), 'utf8'));
+  modelBytes = new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_decoder.bin')));
+  golden = parseGolden(await readFile(path.join(root, 'tests', 'reference', 'words_decoder_cases.txt'), 'utf8'));
 });
 
-test('the golden file was made from the committed data/model.bin', () => {
+test('the golden file was made from the words decoder (tests/reference/words_decoder.bin)', () => {
   assert.equal(modelBytes.length, golden.bytes);
   assert.equal(fnv1a64(modelBytes), golden.hash, 'regenerate with model/make_golden.py');
 });

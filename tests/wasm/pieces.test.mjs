@@ -21,7 +21,7 @@ before(async () => {
     bytes[kind] = new Uint8Array(await readFile(reference(`pieces_${kind}.bin`)));
     golden[kind] = parseGolden(await readFile(reference(`pieces_${kind}_cases.txt`), 'utf8'));
   }
-  bytes.words = new Uint8Array(await readFile(path.join(root, 'data', 'encoder.bin')));
+  bytes.words = new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_encoder.bin')));
 });
 
 /** A model from its bytes, deleted after fn. */
