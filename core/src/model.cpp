@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -333,56 +334,220 @@ bool ranks_first(const Candidate& a, const Candidate& b) {
   return a.log_probability > b.log_probability || (a.log_probability == b.log_probability && a.pieces < b.pieces);
 }
 
-// The top_k whole words for a pieces blank whose k pieces sit at `masked` (token positions). Position i
-// offers word-start pieces ("▁…", with text after the mark, so no guess is empty) when i = 0, continuation
-// pieces after; never <unk>, [MASK] or byte pieces. A guess's score is the sum of its pieces'
-// log-probabilities, each at its own position of the one forward pass.
+// Whether `pieces` are how the vocabulary itself spells the word they join into: a guess must be a real
+// segmentation ("▁of" + "s" is no guess when "ofs" is encoded otherwise).
+bool canonical(const PieceVocabulary& vocabulary, const std::vector<Index>& pieces) {
+  const std::vector<std::uint32_t> ids(pieces.begin(), pieces.end());
+  const std::vector<std::uint32_t> again = vocabulary.encode_word(vocabulary.decode_word(ids));
+  return again == ids;
+}
+
+// The whole-word candidates for a pieces blank of k masked positions, found in ranking order (ranks_first)
+// by a best-first search. A candidate is k pieces: a word-start piece ("▁…", with text after the mark) at
+// the first position, continuation pieces after; never <unk>, [MASK] or byte pieces; and canonical: the
+// pieces are PieceVocabulary::encode_word of the text they join into. Its score is the sum of its pieces'
+// log-probabilities, each at its own position of the one forward pass (added first to last).
 //
-// A beam of width top_k over the positions finds the exact top_k of that sum: the positions are scored
-// independently (the pieces chosen at one do not change another's log-probabilities), so a guess's score is
-// its prefix's score plus its other pieces' own log-probabilities. A prefix outside the top_k prefixes
-// has top_k prefixes at least as good, and each of them can take the same remaining pieces: top_k guesses
-// at least as good as any it leads to, so dropping it loses no top_k guess.
+// Why it is exact. Each position's allowed pieces are sorted best first (S_j). A queue entry is a
+// canonical prefix P of j pieces and an index i: it stands for every candidate that extends P + S_j[i], and
+// its bound is the score of the best of them, P + S_j[i] followed by each later position's best piece (the
+// sum taken in the same order, so a whole candidate's bound is its score; rounding is monotone, so no
+// extension scores above it). Equal bounds go in the order of that best completion's ids. Popping an entry
+// pushes its sibling (P, i + 1), whose bound is no higher, and, when P + S_j[i] is canonical and not yet
+// whole, its child (P + S_j[i], 0), whose bound and best completion are the entry's own. So entries leave
+// the queue in ranking order, and a whole canonical candidate popped is the next one in the ranking.
+// Pruning a non-canonical prefix loses nothing: the prefix of a canonical candidate is canonical, since
+// BPE's merges inside a final piece never depend on pieces after it (each merge is the best-scoring,
+// leftmost pair at its step, and pairs across a final piece boundary are never merged), so the prefix's
+// text alone goes through the same merges (the tests hold it to brute force).
+//
+// The work is bounded: at most kBudget (kWordSearchBudget) entries are checked (one encode_word each) per search; a
+// search that spends them stops, having returned only candidates in exact order (fill_blank then lists fewer guesses,
+// head_effects marks the rank as a lower bound).
+class WordSearch {
+ public:
+  static constexpr std::size_t kBudget = kWordSearchBudget;
+  WordSearch(const WordSearch&) = delete;  // later_ holds `this`
+  WordSearch& operator=(const WordSearch&) = delete;
+
+  WordSearch(const PieceVocabulary& vocabulary, std::vector<Eigen::VectorXd> lp)
+      : vocabulary_(vocabulary), lp_(std::move(lp)) {
+    const std::string_view mark = PieceVocabulary::word_start;
+    sorted_.resize(lp_.size());
+    for (std::size_t j = 0; j < lp_.size(); ++j) {
+      std::vector<Index>& s = sorted_[j];
+      for (std::uint32_t id = 1; id < vocabulary.size(); ++id) {  // from 1: not <unk>; [MASK] is past size()
+        if (vocabulary.is_byte(id)) continue;
+        const std::string_view piece = vocabulary.piece(id);
+        const bool starts = piece.substr(0, mark.size()) == mark;
+        if (j == 0 ? starts && piece.size() > mark.size() : !starts) s.push_back(Index(id));
+      }
+      if (s.empty()) return;  // no candidate at all
+      sorted_count_.push_back(0);
+      sort_up_to(j, 0);
+    }
+    if (!lp_.empty()) push({-1, 0, 0.0});
+  }
+
+  /// The next candidate in ranking order, or false when there is none left or the budget is spent.
+  /// With `limit`, stops (false) before any candidate that does not rank before it.
+  bool next(Candidate& out, const Candidate* limit = nullptr) {
+    while (!queue_.empty()) {
+      const Entry top = queue_.front();
+      if (limit) {
+        const Candidate best{completion(top), top.bound};
+        if (!ranks_first(best, *limit)) return false;
+      }
+      if (checked_ == kBudget) {
+        spent_ = true;
+        return false;
+      }
+      std::pop_heap(queue_.begin(), queue_.end(), later_);
+      queue_.pop_back();
+      const std::size_t j = depth(top.parent);
+      const std::vector<Index>& s = sorted_[j];
+      if (static_cast<std::size_t>(top.index) + 1 < s.size()) push({top.parent, top.index + 1, top.prefix});
+      std::vector<Index> pieces = prefix(top.parent);
+      const Index id = s[static_cast<std::size_t>(top.index)];
+      pieces.push_back(id);
+      ++checked_;
+      if (!canonical(vocabulary_, pieces)) continue;
+      const double score = top.prefix + lp_[j](id);
+      if (pieces.size() == lp_.size()) {
+        out = {std::move(pieces), score};
+        return true;
+      }
+      nodes_.push_back({top.parent, id, static_cast<std::uint32_t>(j + 1)});
+      push({static_cast<std::int32_t>(nodes_.size() - 1), 0, score});
+    }
+    return false;
+  }
+
+  bool spent() const { return spent_; }  ///< the budget ran out before the search was done
+
+ private:
+  struct Node {  // a canonical prefix: its parent prefix (−1: empty), its last piece, its length
+    std::int32_t parent;
+    Index piece;
+    std::uint32_t length;
+  };
+  struct Entry {
+    std::int32_t parent;  // the prefix P (a node), −1 for the empty one
+    std::int32_t index;   // into sorted_[|P|]
+    double prefix;        // P's score
+    double bound = 0;     // the score of P + S_j[index] + each later position's best piece
+  };
+
+  std::size_t depth(std::int32_t node) const { return node < 0 ? 0 : nodes_[static_cast<std::size_t>(node)].length; }
+  std::vector<Index> prefix(std::int32_t node) const {
+    std::vector<Index> out(depth(node));
+    for (std::int32_t n = node; n >= 0; n = nodes_[static_cast<std::size_t>(n)].parent)
+      out[nodes_[static_cast<std::size_t>(n)].length - 1] = nodes_[static_cast<std::size_t>(n)].piece;
+    return out;
+  }
+  // Sorts position j's allowed pieces (best first, equal log-probabilities by id) at least up to index i,
+  // a chunk at a time: most searches look at only the first few hundred of V.
+  void sort_up_to(std::size_t j, std::size_t i) {
+    std::vector<Index>& s = sorted_[j];
+    std::size_t& count = sorted_count_[j];
+    if (i < count) return;
+    const Eigen::VectorXd& l = lp_[j];
+    const std::size_t upto = std::min(s.size(), std::max({i + 1, 2 * count, std::size_t(64)}));
+    std::partial_sort(s.begin() + static_cast<std::ptrdiff_t>(count), s.begin() + static_cast<std::ptrdiff_t>(upto),
+                      s.end(), [&](Index a, Index b) { return l(a) > l(b) || (l(a) == l(b) && a < b); });
+    count = upto;
+  }
+  // P + S_j[index] + each later position's best piece: the entry's best candidate.
+  std::vector<Index> completion(const Entry& e) const {
+    std::vector<Index> out = prefix(e.parent);
+    out.push_back(sorted_[out.size()][static_cast<std::size_t>(e.index)]);
+    while (out.size() < sorted_.size()) out.push_back(sorted_[out.size()].front());
+    return out;
+  }
+  void push(Entry e) {
+    const std::size_t j = depth(e.parent);
+    sort_up_to(j, static_cast<std::size_t>(e.index));
+    e.bound = e.prefix + lp_[j](sorted_[j][static_cast<std::size_t>(e.index)]);
+    for (std::size_t m = j + 1; m < sorted_.size(); ++m) e.bound += lp_[m](sorted_[m].front());
+    queue_.push_back(e);
+    std::push_heap(queue_.begin(), queue_.end(), later_);
+  }
+
+  const PieceVocabulary& vocabulary_;
+  std::vector<Eigen::VectorXd> lp_;         // per masked position, log-probabilities over the vocabulary
+  std::vector<std::vector<Index>> sorted_;  // per position, its allowed pieces best first (up to sorted_count_)
+  std::vector<std::size_t> sorted_count_;   // per position, how many of sorted_ are in order
+  std::vector<Node> nodes_;
+  std::vector<Entry> queue_;  // a heap: the entry that ranks first at the front
+  std::size_t checked_ = 0;
+  bool spent_ = false;
+  // The heap's order: a lower bound comes later; equal bounds, the larger best completion later.
+  const std::function<bool(const Entry&, const Entry&)> later_ = [this](const Entry& a, const Entry& b) {
+    if (a.bound != b.bound) return a.bound < b.bound;
+    return completion(b) < completion(a);
+  };
+};
+
+// Each masked position's log-probabilities over the whole vocabulary, from one run.
+std::vector<Eigen::VectorXd> masked_log_probabilities(const LanguageModel& model, const ModelRun& run,
+                                                      const std::vector<Index>& masked) {
+  std::vector<Eigen::VectorXd> out;
+  for (const Index t : masked) out.push_back(log_probabilities(model, run, t));
+  return out;
+}
+
+// The top_k whole words for a pieces blank whose pieces sit at `masked` (token positions): the first
+// top_k candidates of WordSearch (fewer when it spends its budget first).
 std::vector<Prediction> predict_word(const LanguageModel& model, const ModelRun& run, const std::vector<Index>& masked,
                                      std::size_t top_k) {
-  const PieceVocabulary& vocabulary = *model.pieces;
-  const std::string_view mark = PieceVocabulary::word_start;
-  std::vector<Candidate> beam{Candidate{}};
-  for (std::size_t i = 0; i < masked.size() && top_k > 0; ++i) {
-    const Eigen::VectorXd lp = log_probabilities(model, run, masked[i]);
-    // The top_k allowed pieces at this position are all an extension can use: any other piece is beaten
-    // by top_k of them whatever the prefix.
-    std::vector<Index> allowed;
-    for (std::uint32_t id = 1; id < vocabulary.size(); ++id) {
-      if (vocabulary.is_byte(id)) continue;
-      const std::string_view piece = vocabulary.piece(id);
-      const bool starts = piece.substr(0, mark.size()) == mark;
-      if (i == 0 ? starts && piece.size() > mark.size() : !starts) allowed.push_back(Index(id));
-    }
-    const std::size_t keep = std::min(top_k, allowed.size());
-    std::partial_sort(allowed.begin(), allowed.begin() + static_cast<std::ptrdiff_t>(keep), allowed.end(),
-                      [&](Index a, Index b) { return lp(a) > lp(b) || (lp(a) == lp(b) && a < b); });
-    allowed.resize(keep);
-    std::vector<Candidate> next;
-    for (const Candidate& prefix : beam)
-      for (const Index id : allowed) {
-        Candidate c = prefix;
-        c.pieces.push_back(id);
-        c.log_probability += lp(id);
-        next.push_back(std::move(c));
-      }
-    const std::size_t width = std::min(top_k, next.size());
-    std::partial_sort(next.begin(), next.begin() + static_cast<std::ptrdiff_t>(width), next.end(), ranks_first);
-    next.resize(width);
-    beam = std::move(next);
-  }
   std::vector<Prediction> out;
   if (top_k == 0) return out;
-  for (const Candidate& c : beam) {
-    std::vector<std::uint32_t> ids(c.pieces.begin(), c.pieces.end());
+  const PieceVocabulary& vocabulary = *model.pieces;
+  WordSearch search(vocabulary, masked_log_probabilities(model, run, masked));
+  for (Candidate c; out.size() < top_k && search.next(c);) {
+    const std::vector<std::uint32_t> ids(c.pieces.begin(), c.pieces.end());
     out.push_back({c.pieces.front(), vocabulary.decode_word(ids), static_cast<float>(c.log_probability),
                    static_cast<float>(std::exp(c.log_probability)), c.pieces});
   }
+  return out;
+}
+
+// A pieces blank's target word (its pieces, one per masked position) under one run: its probability (the
+// product of its pieces' probabilities) and its rank among WordSearch's candidates (1 + those that rank
+// before it), exact up to kWordRankCap candidates before it.
+struct WordOdds {
+  float probability;
+  Index rank;
+  bool rank_exact;
+};
+WordOdds word_odds(const LanguageModel& model, const ModelRun& run, const std::vector<Index>& masked,
+                   const std::vector<Index>& target) {
+  std::vector<Eigen::VectorXd> lp = masked_log_probabilities(model, run, masked);
+  Candidate word{target, 0.0};
+  for (std::size_t i = 0; i < target.size(); ++i) word.log_probability += lp[i](target[i]);
+  WordSearch search(*model.pieces, std::move(lp));
+  Index before = 0;
+  for (Candidate c; before <= kWordRankCap && search.next(c, &word);) ++before;
+  if (before > kWordRankCap) return {static_cast<float>(std::exp(word.log_probability)), kWordRankCap + 1, false};
+  return {static_cast<float>(std::exp(word.log_probability)), before + 1, !search.spent()};
+}
+
+// A pieces encoder's sentence with every piece of word `position` replaced by [MASK], checked; `masked`
+// gets those pieces' token positions.
+std::vector<ModelToken> masked_word(const LanguageModel& model, const std::vector<ModelToken>& tokens, Index position,
+                                    std::vector<Index>& masked) {
+  const Index words = tokens.back().word + 1;
+  if (position < 0 || position >= words)
+    fail("position %lld is not a word of the sentence: it has %lld words, numbered 0 to %lld", ll(position), ll(words),
+         ll(words - 1));
+  std::vector<ModelToken> out = tokens;
+  const std::string& mask = model.vocabulary[static_cast<std::size_t>(model.mask_id)];
+  masked.clear();
+  for (std::size_t t = 0; t < out.size(); ++t)
+    if (out[t].word == position) {
+      out[t] = {mask, Lookup::Known, mask, model.mask_id, position};
+      masked.push_back(static_cast<Index>(t));
+    }
   return out;
 }
 
@@ -404,27 +569,48 @@ FilledBlank fill_blank(const LanguageModel& model, std::string_view text, Index 
     return out;
   }
   // A pieces model: every piece of word `position` becomes [MASK]; the guesses are whole words.
-  const Index words = out.tokens.back().word + 1;
-  if (position < 0 || position >= words)
-    fail("position %lld is not a word of the sentence: it has %lld words, numbered 0 to %lld", ll(position), ll(words),
-         ll(words - 1));
-  std::vector<ModelToken> masked = out.tokens;
-  const std::string& mask = model.vocabulary[static_cast<std::size_t>(model.mask_id)];
-  for (std::size_t t = 0; t < masked.size(); ++t)
-    if (masked[t].word == position) {
-      masked[t] = {mask, Lookup::Known, mask, model.mask_id, position};
-      out.masked.push_back(static_cast<Index>(t));
-    }
+  std::vector<ModelToken> masked = masked_word(model, out.tokens, position, out.masked);
   out.run = run_model(model, ids_of(masked), top_k, off);
   out.run.tokens = std::move(masked);
   out.run.predictions = predict_word(model, out.run, out.masked, top_k);
   return out;
 }
 
+namespace {
+
+// head_effects for a pieces encoder: the target is the hidden word's own pieces, followed by word_odds.
+HeadEffects word_head_effects(const LanguageModel& model, std::string_view text, Index position,
+                              const Intervention& base, Ablation mode) {
+  const std::vector<ModelToken> tokens = model_tokens(model, text);
+  std::vector<Index> masked;
+  const std::vector<Index> ids = ids_of(masked_word(model, tokens, position, masked));
+  layer_switches(model, base);  // a bad base is named before any run
+
+  HeadEffects out;
+  for (const Index t : masked) out.pieces.push_back(tokens[static_cast<std::size_t>(t)].id);
+  out.target = out.pieces.front();
+  out.word = model.pieces->decode_word(std::vector<std::uint32_t>(out.pieces.begin(), out.pieces.end()));
+  const WordOdds plain = word_odds(model, run_model(model, ids, 0, base), masked, out.pieces);
+  out.probability = plain.probability;
+  out.rank = plain.rank;
+  out.rank_exact = plain.rank_exact;
+
+  Intervention off = base;  // each head in turn on top of the base, as head_effects does
+  off.heads_off.push_back({});
+  for (Index l = 0; l < static_cast<Index>(model.layers.size()); ++l)
+    for (Index h = 0; h < model.heads; ++h) {
+      off.heads_off.back() = {l, h, mode};
+      const WordOdds odds = word_odds(model, run_model(model, ids, 0, off), masked, out.pieces);
+      out.heads.push_back({l, h, odds.probability, odds.rank, out.probability - odds.probability, odds.rank_exact});
+    }
+  return out;
+}
+
+}  // namespace
+
 HeadEffects head_effects(const LanguageModel& model, std::string_view text, Index position, const Intervention& base,
                          Ablation mode) {
-  if (model.pieces && !model.causal)
-    fail("head effects are not available for a pieces encoder yet: its blank is a whole word of several pieces");
+  if (model.pieces && !model.causal) return word_head_effects(model, text, position, base, mode);
   const std::vector<ModelToken> tokens = model_tokens(model, text);
   const std::vector<Index> ids = ids_of(model.causal ? tokens : masked_tokens(model, tokens, position));
   const Index at = model.causal ? static_cast<Index>(tokens.size()) - 1 : position;  // the guessed position
@@ -438,6 +624,7 @@ HeadEffects head_effects(const LanguageModel& model, std::string_view text, Inde
     out.target = predict(model, plain, at, 1).at(0).id;
   }
   out.word = model.vocabulary[static_cast<std::size_t>(out.target)];
+  out.pieces = {out.target};
   std::tie(out.probability, out.rank) = odds_of(model, run_model(model, ids, 0, base), at, out.target);
 
   // Each head in turn, on top of the base (appended: a head already in the base takes `mode`).
@@ -446,7 +633,7 @@ HeadEffects head_effects(const LanguageModel& model, std::string_view text, Inde
   for (Index l = 0; l < static_cast<Index>(model.layers.size()); ++l)
     for (Index h = 0; h < model.heads; ++h) {
       off.heads_off.back() = {l, h, mode};
-      HeadEffect effect{l, h, 0, 0, 0};
+      HeadEffect effect{l, h, 0, 0, 0, true};
       std::tie(effect.probability, effect.rank) = odds_of(model, run_model(model, ids, 0, off), at, out.target);
       effect.drop = out.probability - effect.probability;
       out.heads.push_back(effect);

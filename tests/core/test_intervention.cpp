@@ -1,7 +1,9 @@
 // Switching parts of the committed models off (attn::Intervention): what each kind of switch does to the
 // run's steps, that no intervention changes nothing, the rollout's rules, head_effects, and the errors
 // that name a bad layer or head; and every kind against PyTorch in float64
-// (tests/reference/intervention_cases.txt, made by model/make_intervention_golden.py).
+// (tests/reference/intervention_cases.txt, made by model/make_intervention_golden.py); head_effects on the
+// pieces fixtures, a hidden word of several pieces (tests/reference/pieces_effects_cases.txt, made by
+// model/make_pieces_fixture.py).
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -271,8 +273,9 @@ Ablation ablation_named(const std::string& mode) {
   return Ablation::Uniform;
 }
 
-std::vector<InterventionCase> read_intervention_cases(std::map<std::string, std::uint64_t>& sizes) {
-  std::ifstream in(ATTN_INTERVENTION_CASES);
+std::vector<InterventionCase> read_intervention_cases(std::map<std::string, std::uint64_t>& sizes,
+                                                      const char* path = ATTN_INTERVENTION_CASES) {
+  std::ifstream in(path);
   REQUIRE(in.good());
   std::vector<InterventionCase> cases;
   std::string line, model;
@@ -394,6 +397,140 @@ TEST_CASE("every kind of switching off matches PyTorch (float64) on both models"
     for (Index i = 0; i < 5; ++i) {
       REQUIRE(run.predictions[static_cast<std::size_t>(i)].id == static_cast<Index>(ids(0, i)));
       REQUIRE(run.predictions[static_cast<std::size_t>(i)].probability == Approx(probabilities(0, i)).epsilon(1e-3));
+    }
+  }
+}
+
+// ---- head_effects on pieces models: the hidden word's own pieces, ranked among canonical whole words ----
+
+namespace {
+
+const LanguageModel& pieces_model(bool encoder) {
+  static const LanguageModel decoder = load(ATTN_PIECES_DECODER_FILE);
+  static const LanguageModel encoder_ = load(ATTN_PIECES_ENCODER_FILE);
+  return encoder ? encoder_ : decoder;
+}
+
+// Where a word's pieces stand in a blank's guesses: their rank (1 = first), or 0 when not among them.
+Index rank_among(const std::vector<Prediction>& guesses, const std::vector<Index>& pieces) {
+  for (std::size_t i = 0; i < guesses.size(); ++i)
+    if (guesses[i].pieces == pieces) return static_cast<Index>(i) + 1;
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("head effects on a pieces encoder: the hidden word's pieces, ranked as fill_blank ranks its guesses",
+          "[model][intervention][pieces]") {
+  const LanguageModel& model = pieces_model(true);
+  // "neood" (▁ne + ood) in station's place: the masked input is the same, and the word is its 2nd guess.
+  const std::string sentence = "the train left the neood on time";
+  for (const Ablation mode : {Ablation::Zero, Ablation::Mean, Ablation::Uniform}) {
+    INFO("mode " << static_cast<int>(mode));
+    const HeadEffects effects = head_effects(model, sentence, 4, {}, mode);
+    REQUIRE(effects.word == "neood");
+    REQUIRE(effects.pieces == std::vector<Index>{463, 468});
+    REQUIRE(model.pieces->piece(468) == "ood");
+    REQUIRE(effects.target == 463);
+    REQUIRE(effects.heads.size() == 4);
+    // The base: fill_blank's own guesses, with the word's product of probabilities and its place.
+    const FilledBlank plain = fill_blank(model, sentence, 4, 300);
+    REQUIRE(effects.rank == rank_among(plain.run.predictions, effects.pieces));
+    REQUIRE(effects.rank == 2);
+    REQUIRE(effects.rank_exact);
+    REQUIRE(effects.probability == Approx(plain.run.predictions[1].probability).epsilon(1e-6));
+    for (const HeadEffect& e : effects.heads) {
+      INFO("head " << e.layer << "." << e.head);
+      const FilledBlank off = fill_blank(model, sentence, 4, 300, heads({{e.layer, e.head, mode}}));
+      const Index at = rank_among(off.run.predictions, effects.pieces);
+      REQUIRE(at >= 1);
+      REQUIRE(e.rank == at);
+      REQUIRE(e.rank_exact);
+      REQUIRE(e.probability == Approx(off.run.predictions[static_cast<std::size_t>(at - 1)].probability).epsilon(1e-6));
+      REQUIRE(e.drop == Approx(effects.probability - e.probability).margin(1e-9));
+    }
+  }
+  // A base intervention applies to every run, and a head already in it takes the asked mode.
+  const Intervention base = heads({{0, 0, Ablation::Mean}});
+  const HeadEffects based = head_effects(model, sentence, 4, base, Ablation::Uniform);
+  const FilledBlank with_base = fill_blank(model, sentence, 4, 300, base);
+  REQUIRE(based.rank == rank_among(with_base.run.predictions, based.pieces));
+  const FilledBlank uniform = fill_blank(model, sentence, 4, 300, heads({{0, 0, Ablation::Uniform}}));
+  REQUIRE(based.heads[0].rank == rank_among(uniform.run.predictions, based.pieces));
+}
+
+TEST_CASE("head effects on a pieces encoder: past the cap the rank is cap + 1, not exact; byte pieces ranked too",
+          "[model][intervention][pieces]") {
+  const LanguageModel& model = pieces_model(true);
+  // The random fixture ranks "station" (▁st + ation) far below its 200th guess.
+  const HeadEffects station = head_effects(model, "the train left the station on time", 4);
+  REQUIRE(station.word == "station");
+  REQUIRE(station.rank == kWordRankCap + 1);
+  REQUIRE(!station.rank_exact);
+  const FilledBlank plain = fill_blank(model, "the train left the station on time", 4, kWordRankCap + 1);
+  REQUIRE(plain.run.predictions.size() == static_cast<std::size_t>(kWordRankCap + 1));
+  REQUIRE(rank_among(plain.run.predictions, station.pieces) == 0);
+  // Its probability is the product of its pieces' probabilities, below the 201st guess's.
+  REQUIRE(station.probability < plain.run.predictions.back().probability);
+  double product = 1;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const Eigen::VectorXd logits =
+        (model.embedding * plain.run.final_norm.row(plain.masked[i]).transpose()).cast<double>();
+    const double top = logits.maxCoeff();
+    product *= std::exp(logits(station.pieces[i]) - top) / (logits.array() - top).exp().sum();
+  }
+  REQUIRE(station.probability == Approx(product).epsilon(1e-5));
+  // crème is spelt with byte pieces, which no guess uses: it is still followed, and ranked where it stands.
+  const HeadEffects creme = head_effects(model, "the café served crème brûlée", 3);
+  REQUIRE(creme.word == "crème");
+  REQUIRE(creme.pieces.size() == 6);
+  REQUIRE(model.pieces->is_byte(static_cast<std::uint32_t>(creme.pieces[2])));
+  REQUIRE(creme.rank == kWordRankCap + 1);
+  REQUIRE(creme.probability > 0);
+
+  // Refusals as fill_blank's, and a bad base named before any run.
+  REQUIRE_THROWS_WITH(head_effects(model, "the train left", 3), Contains("position 3 is not a word of the sentence"));
+  REQUIRE_THROWS_WITH(head_effects(model, "the train left", 0, heads({{0, 2, Ablation::Zero}})),
+                      Contains("head 2 of layer 0"));
+  REQUIRE_THROWS_WITH(head_effects(model, "", 0), Contains("empty"));
+}
+
+TEST_CASE("head effects on the pieces fixtures match PyTorch (float64) with SentencePiece's canonical ranks",
+          "[model][intervention][pieces][reference]") {
+  std::map<std::string, std::uint64_t> sizes;
+  const std::vector<InterventionCase> cases = read_intervention_cases(sizes, ATTN_PIECES_EFFECTS_CASES);
+  REQUIRE(cases.size() == 6);
+  {
+    INFO("tests/reference/pieces_effects_cases.txt was made from other fixtures: run model/make_pieces_fixture.py");
+    std::ifstream decoder(ATTN_PIECES_DECODER_FILE, std::ios::binary | std::ios::ate),
+        encoder(ATTN_PIECES_ENCODER_FILE, std::ios::binary | std::ios::ate);
+    REQUIRE(static_cast<std::uint64_t>(decoder.tellg()) == sizes["decoder"]);
+    REQUIRE(static_cast<std::uint64_t>(encoder.tellg()) == sizes["encoder"]);
+  }
+  for (const InterventionCase& c : cases) {
+    INFO(c.model << " case " << c.name);
+    const LanguageModel& model = pieces_model(c.model == "encoder");
+    const HeadEffects effects = head_effects(model, c.sentence, c.blank, {}, ablation_named(c.effects_mode));
+    REQUIRE(effects.target == static_cast<Index>(c.get("target")(0, 0)));
+    const Matrix& pieces = c.get("target_pieces");
+    REQUIRE(static_cast<Index>(effects.pieces.size()) == pieces.cols());
+    for (Index i = 0; i < pieces.cols(); ++i)
+      REQUIRE(effects.pieces[static_cast<std::size_t>(i)] == static_cast<Index>(pieces(0, i)));
+    const Matrix& base = c.get("base");
+    REQUIRE(effects.probability == Approx(base(0, 0)).epsilon(1e-3));
+    REQUIRE(effects.rank == static_cast<Index>(base(0, 1)));
+    REQUIRE(effects.rank_exact == (base(0, 2) != 0));
+    const Matrix& rows = c.get("heads");
+    REQUIRE(static_cast<Index>(effects.heads.size()) == rows.rows());
+    for (Index i = 0; i < rows.rows(); ++i) {
+      const HeadEffect& e = effects.heads[static_cast<std::size_t>(i)];
+      INFO("head " << i);
+      REQUIRE(e.layer == static_cast<Index>(rows(i, 0)));
+      REQUIRE(e.head == static_cast<Index>(rows(i, 1)));
+      REQUIRE(e.probability == Approx(rows(i, 2)).epsilon(1e-3));
+      REQUIRE(e.rank == static_cast<Index>(rows(i, 3)));
+      REQUIRE(e.drop == Approx(rows(i, 4)).margin(1e-6));
+      REQUIRE(e.rank_exact == (rows(i, 5) != 0));
     }
   }
 }

@@ -1049,10 +1049,15 @@ TEST_CASE("pieces model: one token per piece, labelled, with its word; the conte
   const ModelRun run = run_model(m, "the train left the station on time", 3);
   REQUIRE(run.predictions.size() == 3);
   for (const Prediction& p : run.predictions) REQUIRE(p.pieces == std::vector<Index>{p.id});
-  // Head effects work on a pieces decoder (its target is one next piece), not yet on a pieces encoder.
-  REQUIRE(head_effects(m, "the train left", 0).heads.size() == 4);
-  REQUIRE_THROWS_WITH(head_effects(fixture(ATTN_PIECES_ENCODER_FILE), "the train left", 0),
-                      Contains("not available for a pieces encoder"));
+  // Head effects on a pieces decoder follow its top next piece, as stored (test_intervention.cpp: the rest).
+  const HeadEffects effects = head_effects(m, "the train left", 0);
+  REQUIRE(effects.heads.size() == 4);
+  const ModelRun left = run_model(m, "the train left", 1);
+  REQUIRE(effects.target == left.predictions[0].id);
+  REQUIRE(effects.pieces == std::vector<Index>{effects.target});
+  REQUIRE(effects.word == m.vocabulary[static_cast<std::size_t>(effects.target)]);
+  REQUIRE(effects.rank == 1);
+  REQUIRE(effects.rank_exact);
 }
 
 TEST_CASE("pieces fill the blank: a word's pieces all masked; the exact top k whole words",
@@ -1071,7 +1076,8 @@ TEST_CASE("pieces fill the blank: a word's pieces all masked; the exact top k wh
     REQUIRE(blank.run.tokens[t].word == blank.tokens[t].word);
   }
 
-  // Brute force over every allowed pair (word-start piece, continuation piece) from the run's logits.
+  // Brute force over every allowed pair (word-start piece, continuation piece) from the run's logits that is
+  // how the vocabulary spells the word it makes (canonical).
   auto log_probabilities = [&](Index t) {
     const Eigen::VectorXd logits = (m.embedding * blank.run.final_norm.row(t).transpose()).cast<double>();
     return Eigen::VectorXd(logits.array() - std::log(logits.array().exp().sum()));
@@ -1084,10 +1090,12 @@ TEST_CASE("pieces fill the blank: a word's pieces all masked; the exact top k wh
     if (m.pieces->is_byte(a) || pa.substr(0, 3) != mark || pa.size() == 3) continue;
     for (std::uint32_t b = 1; b < m.pieces->size(); ++b) {
       if (m.pieces->is_byte(b) || m.pieces->piece(b).substr(0, 3) == mark) continue;
+      if (m.pieces->encode_word(m.pieces->decode_word({a, b})) != std::vector<std::uint32_t>{a, b}) continue;
       all.push_back({first(a) + second(b), {Index(a), Index(b)}});
     }
   }
   std::sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  REQUIRE(all.size() > 1000);
   REQUIRE(blank.run.predictions.size() == 12);
   for (std::size_t k = 0; k < 12; ++k) {
     INFO("guess " << k);
@@ -1099,6 +1107,30 @@ TEST_CASE("pieces fill the blank: a word's pieces all masked; the exact top k wh
     const std::vector<std::uint32_t> ids(p.pieces.begin(), p.pieces.end());
     REQUIRE(p.word == m.pieces->decode_word(ids));
   }
+  // Every guess of a longer blank is canonical too; and one that is not, though its sum ranks it among
+  // the top 5, is left out: ")gllgg" is spelt with "ll", not "l" + "l" (crème's six byte-and-letter pieces).
+  const FilledBlank creme = fill_blank(m, "the café served crème brûlée", 3, 20);
+  REQUIRE(creme.masked.size() == 6);
+  REQUIRE(creme.run.predictions.size() == 20);
+  const std::vector<Index> spelt_otherwise{328, 673, 665, 665, 673, 673};  // ▁) g l l g g
+  REQUIRE(m.pieces->piece(665) == "l");
+  REQUIRE(m.pieces->decode_word({328, 673, 665, 665, 673, 673}) == ")gllgg");
+  REQUIRE(m.pieces->encode_word(")gllgg") != std::vector<std::uint32_t>{328, 673, 665, 665, 673, 673});
+  double spelt_otherwise_sum = 0;  // its score: it would be the 3rd guess without the rule
+  for (std::size_t i = 0; i < 6; ++i) {
+    const Eigen::VectorXd logits = (m.embedding * creme.run.final_norm.row(creme.masked[i]).transpose()).cast<double>();
+    spelt_otherwise_sum += logits(spelt_otherwise[i]) - std::log(logits.array().exp().sum());
+  }
+  REQUIRE(spelt_otherwise_sum > creme.run.predictions[4].logit + 1e-3);
+  for (std::size_t k = 0; k < creme.run.predictions.size(); ++k) {
+    const Prediction& p = creme.run.predictions[k];
+    INFO("guess " << k << ": " << p.word);
+    const std::vector<std::uint32_t> ids(p.pieces.begin(), p.pieces.end());
+    REQUIRE(m.pieces->encode_word(p.word) == ids);
+    REQUIRE(p.pieces != spelt_otherwise);
+    if (k > 0) REQUIRE(p.logit <= creme.run.predictions[k - 1].logit);
+  }
+
   // A one-piece word: guesses of one piece.
   const FilledBlank the = fill_blank(m, sentence, 0, 3);
   REQUIRE(the.masked == std::vector<Index>{0});
