@@ -659,8 +659,11 @@ class LanguageModelHandle {
   }
 
   // Which heads matter for one guess (attn::head_effects): `off` the base intervention, `mode` (0 zero,
-  // 1 mean, 2 uniform) how each head is switched off in turn. { target: { id, word }, probability, rank,
-  // heads: [{ layer, head, probability, rank, drop }] }, layer-major.
+  // 1 mean, 2 uniform) how each head is switched off in turn. { target: { id, word, pieces }, probability,
+  // rank, heads: [{ layer, head, probability, rank, drop }] }, layer-major; `pieces` the target's ids (a
+  // pieces encoder: the hidden word's, else [id]). A pieces encoder's result and heads also have rankExact
+  // (false: rank is a lower bound, past attn::kWordRankCap); a words model's and a decoder's ranks are
+  // always exact, and their results keep their shape.
   val head_effects(std::string text, double position, val off, int mode) const {
     return guarded([&] {
       if (!loaded_) throw AttentionError("no model is loaded");
@@ -669,9 +672,13 @@ class LanguageModelHandle {
           std::clamp(position, double(std::numeric_limits<int>::min()), double(std::numeric_limits<int>::max())));
       const HeadEffects effects = attn::head_effects(model_, text, at, intervention_from_js(off),
                                                      static_cast<Ablation>(mode));
+      const bool whole_word = model_.pieces && !model_.causal;  // ranks that may be lower bounds
       val target = val::object();
       put(target, "id", static_cast<double>(effects.target));
       put(target, "word", effects.word);
+      val pieces = val::array();
+      for (const Index id : effects.pieces) push(pieces, val(static_cast<double>(id)));
+      put(target, "pieces", pieces);
       val heads = val::array();
       for (const HeadEffect& e : effects.heads) {
         val head = val::object();
@@ -679,6 +686,7 @@ class LanguageModelHandle {
         put(head, "head", static_cast<double>(e.head));
         put(head, "probability", static_cast<double>(e.probability));
         put(head, "rank", static_cast<double>(e.rank));
+        if (whole_word) put(head, "rankExact", val(e.rank_exact));
         put(head, "drop", static_cast<double>(e.drop));
         push(heads, head);
       }
@@ -686,6 +694,7 @@ class LanguageModelHandle {
       put(out, "target", target);
       put(out, "probability", static_cast<double>(effects.probability));
       put(out, "rank", static_cast<double>(effects.rank));
+      if (whole_word) put(out, "rankExact", val(effects.rank_exact));
       put(out, "heads", heads);
       return out;
     });

@@ -195,7 +195,7 @@ test('refusals are AttentionErrors that say why', () => {
     const long = Array.from({ length: 20 }, () => 'station').join(' ');
     refused(() => model.fill(long, 0), /40 pieces \(20 words\) but the model's context holds 32 pieces/, 'over the context');
     refused(() => model.run(long), /context holds 32 pieces/, 'run over the context');
-    refused(() => model.headEffects(SENTENCE, { position: 4 }), /pieces encoder/, 'headEffects');
+    refused(() => model.headEffects(SENTENCE, { position: 7 }), /7 words, numbered 0 to 6/, 'headEffects past the words');
     const square = [
       [0.5, 0.5],
       [0.5, 0.5],
@@ -227,5 +227,112 @@ test('pieces fills, merges and refusals leave the wasm heap where it was', () =>
       }
     };
     assertNoLeak(core, step, 200);
+  });
+});
+
+// ---- headEffects on pieces models: the hidden word's own pieces, ranked among canonical whole words ----
+// (tests/reference/pieces_effects_cases.txt: model/make_pieces_fixture.py, PyTorch float64 with SentencePiece's
+// canonical ranks; the same cases as tests/core/test_intervention.cpp.)
+import * as nodeTest from 'node:test';
+
+nodeTest.describe('headEffects on pieces models', () => {
+  let effects;
+  before(async () => {
+    // make_intervention_golden.py's effects format, plus target_pieces, and each rank's exact flag.
+    const lines = (await readFile(reference('pieces_effects_cases.txt'), 'utf8')).split('\n');
+    effects = { sizes: {}, cases: [] };
+    let model;
+    for (let i = 0; i < lines.length; i++) {
+      if (!lines[i]) continue;
+      const [kind, ...rest] = lines[i].split(' ');
+      const current = effects.cases.at(-1);
+      if (kind === 'model') [model, effects.sizes[rest[0]]] = [rest[0], Number(rest[1])];
+      else if (kind === 'case') effects.cases.push({ model, name: rest[0], m: {} });
+      else if (kind === 'sentence') current.sentence = lines[i].slice('sentence '.length);
+      else if (kind === 'blank') current.blank = Number(rest[0]);
+      else if (kind === 'effects') current.mode = rest[0];
+      else {
+        const [rows, cols] = rest.map(Number);
+        current.m[kind] = { rows, cols, data: Float64Array.from(lines[++i].split(' '), Number) };
+      }
+    }
+  });
+  const relativeClose = (actual, expected, what) =>
+    assert.ok(Math.abs(actual - expected) <= 1e-3 * Math.abs(expected), `${what}: ${actual}, expected ${expected}`);
+
+  test('every case matches PyTorch: target pieces, probabilities to 1e-3, ranks and their exact flags', () => {
+    assert.equal(effects.sizes.decoder, bytes.decoder.length, 'regenerate with model/make_pieces_fixture.py');
+    assert.equal(effects.sizes.encoder, bytes.encoder.length, 'regenerate with model/make_pieces_fixture.py');
+    assert.equal(effects.cases.length, 6);
+    for (const c of effects.cases)
+      withModel(bytes[c.model], (model) => {
+        const what = `${c.model} ${c.name}`;
+        const e = model.headEffects(c.sentence, { position: c.blank < 0 ? undefined : c.blank, mode: c.mode });
+        assert.equal(e.target.id, c.m.target.data[0], what);
+        assert.deepEqual(e.target.pieces, Array.from(c.m.target_pieces.data), `${what} pieces`);
+        relativeClose(e.probability, c.m.base.data[0], `${what} base probability`);
+        assert.equal(e.rank, c.m.base.data[1], `${what} base rank`);
+        // Only a pieces encoder's ranks may be lower bounds: a decoder's result keeps its shape (no rankExact).
+        const exact = (flag) => (c.model === 'encoder' ? flag === 1 : undefined);
+        assert.equal(e.rankExact, exact(c.m.base.data[2]), `${what} base rank exact`);
+        assert.equal(e.heads.length, c.m.heads.rows, what);
+        e.heads.forEach((h, i) => {
+          const row = c.m.heads.data.subarray(i * 6, i * 6 + 6);
+          assert.deepEqual([h.layer, h.head], [row[0], row[1]], `${what} head ${i}`);
+          relativeClose(h.probability, row[2], `${what} head ${i} probability`);
+          assert.equal(h.rank, row[3], `${what} head ${i} rank`);
+          assert.ok(Math.abs(h.drop - row[4]) <= 1e-6, `${what} head ${i} drop`);
+          assert.equal(h.rankExact, exact(row[5]), `${what} head ${i} rank exact`);
+        });
+      });
+  });
+
+  test("the hidden word is the whole word, its rank its place among fill's guesses; past 200: 201, not exact", () => {
+    withModel(bytes.encoder, (model) => {
+      // "neood" in station's place: the same masked input, and the fixture's 2nd guess for it.
+      const sentence = 'the train left the neood on time';
+      const e = model.headEffects(sentence, { position: 4, mode: 'mean' });
+      assert.equal(e.target.word, 'neood');
+      assert.equal(e.target.pieces.length, 2);
+      const placeIn = (guesses) => 1 + guesses.findIndex((g) => g.pieces.join() === e.target.pieces.join());
+      const plain = model.fill(sentence, 4, { top: 300 }).guesses;
+      assert.equal(e.rank, placeIn(plain));
+      assert.equal(e.rank, 2);
+      relativeClose(e.probability, plain[1].probability, 'base probability');
+      for (const h of e.heads) {
+        const off = model.fill(sentence, 4, { top: 300, off: { heads: [[h.layer, h.head]], mode: 'mean' } }).guesses;
+        assert.equal(h.rank, placeIn(off), `head ${h.layer}.${h.head}`);
+        assert.equal(h.rankExact, true);
+      }
+      // "station" itself: the random fixture ranks it below its 200th guess.
+      const station = model.headEffects(SENTENCE, { position: 4 });
+      assert.equal(station.target.word, 'station');
+      assert.equal(station.rank, 201);
+      assert.equal(station.rankExact, false);
+      const first201 = model.fill(SENTENCE, 4, { top: 201 }).guesses;
+      assert.equal(first201.length, 201);
+      assert.ok(!first201.some((g) => g.pieces.join() === station.target.pieces.join()));
+    });
+    // A pieces decoder follows its top next piece.
+    withModel(bytes.decoder, (model) => {
+      const e = model.headEffects('the train left');
+      assert.equal(e.target.id, model.run('the train left', { top: 1 }).predictions[0].id);
+      assert.deepEqual(e.target.pieces, [e.target.id]);
+      assert.equal(e.rank, 1);
+      assert.equal('rankExact' in e, false);
+    });
+  });
+
+  test('headEffects on a pieces encoder leaves the wasm heap where it was', () => {
+    withModel(bytes.encoder, (model) => {
+      const step = (i) => {
+        try {
+          model.headEffects(SENTENCE, { position: i % 9, mode: ['zero', 'mean', 'uniform'][i % 3] });
+        } catch (e) {
+          if (!(e instanceof api.AttentionError)) throw e;
+        }
+      };
+      assertNoLeak(core, step, 30);
+    });
   });
 });
