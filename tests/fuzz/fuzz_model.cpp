@@ -1,6 +1,6 @@
 // libFuzzer target: the model file parser (LanguageModel::parse, versions 1 and 2, words or pieces) on
-// arbitrary bytes, then the forward pass and rollout on whatever model it accepts, and for an encoder
-// fill-the-blank (a pieces encoder's whole-word blank included). Must
+// arbitrary bytes, then the forward pass and rollout on whatever model it accepts, for an encoder
+// fill-the-blank (a pieces encoder's whole-word blank included), and head_effects on both kinds. Must
 // never crash, leak, read out of bounds or throw anything but AttentionError; an accepted decoder must
 // run causally, an encoder must have its [MASK] word and never guess it or <unk>, and every weight must
 // be a probability. Seeds: tests/fuzz/corpus/fuzz_model (made by make_model_seeds.py).
@@ -37,6 +37,34 @@ void check_run(const LanguageModel& model, const ModelRun& run) {
                "a prediction is not a probability of a word");
 }
 
+// head_effects on the sentence (an encoder's blank at word `position`): every head, layer-major, each a
+// probability with a rank of at least 1 (a pieces encoder's at most kWordRankCap + 1, flagged past the cap).
+HeadEffects check_effects(const LanguageModel& model, const std::string& sentence, Index position) {
+  HeadEffects effects;
+  try {
+    effects = head_effects(model, sentence, position);
+  } catch (const AttentionError&) {
+    return {};
+  }
+  FUZZ_CHECK(effects.heads.size() == model.layers.size() * static_cast<std::size_t>(model.heads),
+             "head effects: not one entry per head");
+  FUZZ_CHECK(!effects.pieces.empty() && effects.pieces.front() == effects.target, "head effects: no target pieces");
+  const bool word = model.pieces && !model.causal;
+  for (std::size_t i = 0; i <= effects.heads.size(); ++i) {
+    const float p = i == 0 ? effects.probability : effects.heads[i - 1].probability;
+    const Index rank = i == 0 ? effects.rank : effects.heads[i - 1].rank;
+    const bool exact = i == 0 ? effects.rank_exact : effects.heads[i - 1].rank_exact;
+    FUZZ_CHECK(p >= 0.0f && p <= 1.0f, "head effects: not a probability");
+    FUZZ_CHECK(rank >= 1 && (!word || rank <= kWordRankCap + 1), "head effects: a rank out of range");
+    FUZZ_CHECK(word || exact, "head effects: a words model's rank not exact");
+    if (i > 0)
+      FUZZ_CHECK(effects.heads[i - 1].layer == static_cast<Index>(i - 1) / model.heads &&
+                     effects.heads[i - 1].head == static_cast<Index>(i - 1) % model.heads,
+                 "head effects: not layer-major");
+  }
+  return effects;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -54,14 +82,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(model.find(model.vocabulary[i]) == static_cast<Index>(i), "find() does not return the word's id");
 
   // A sentence of the model's own words (≤ context), so the forward pass really runs; a pieces model's
-  // words are its normal pieces without the word-start mark (byte pieces would tokenize as "<", "0x41", ">").
+  // words are its normal pieces without the word-start mark (byte pieces would tokenize as "<", "0x41", ">");
+  // a words model's, those that are one token ("[MASK]" is three, which put a words encoder's sentence
+  // past its context and kept its blank and head effects out of reach).
   std::string sentence;
   const Index T = std::min<Index>(model.context, 6);
   std::vector<std::string> own;
   for (std::size_t i = 1; i < V && static_cast<Index>(own.size()) < T; ++i) {
-    if (!model.pieces) break;
-    if (static_cast<Index>(i) == model.mask_id || model.pieces->is_byte(static_cast<std::uint32_t>(i))) continue;
+    if (static_cast<Index>(i) == model.mask_id) continue;
     std::string word = model.vocabulary[i];
+    if (!model.pieces) {
+      if (tokenize(word).size() == 1) own.push_back(word);
+      continue;
+    }
+    if (model.pieces->is_byte(static_cast<std::uint32_t>(i))) continue;
     if (word.rfind(PieceVocabulary::word_start, 0) == 0) word.erase(0, PieceVocabulary::word_start.size());
     if (!word.empty()) own.push_back(word);
   }
@@ -92,6 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (model.causal) {
     FUZZ_CHECK(model.mask_id == -1, "a decoder with a mask token");
+    check_effects(model, sentence, 0);
     return 0;
   }
   FUZZ_CHECK(model.mask_id > 0 && static_cast<std::size_t>(model.mask_id) < V &&
@@ -120,6 +155,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (const Index id : p.pieces)
         FUZZ_CHECK(id > 0 && id != model.mask_id && !model.pieces->is_byte(static_cast<std::uint32_t>(id)),
                    "a whole-word guess holds <unk>, [MASK] or a byte piece");
+    if (model.pieces) {
+      const std::vector<std::uint32_t> ids(p.pieces.begin(), p.pieces.end());
+      FUZZ_CHECK(model.pieces->encode_word(p.word) == ids, "a whole-word guess is not how the word is spelt");
+    }
+  }
+  // Head effects follow the blank's hidden word: a pieces encoder's own pieces.
+  const HeadEffects effects = check_effects(model, sentence, T - 1);
+  if (model.pieces && !effects.heads.empty()) {
+    std::vector<Index> hidden;
+    for (const Index t : blank.masked) hidden.push_back(blank.tokens[static_cast<std::size_t>(t)].id);
+    FUZZ_CHECK(effects.pieces == hidden, "head effects do not follow the hidden word's pieces");
   }
   return 0;
 }
