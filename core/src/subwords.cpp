@@ -38,6 +38,8 @@ std::vector<Subword> fasttext_subwords(std::string_view word, const SubwordOptio
   return out;
 }
 
+std::string bucket_key(std::uint32_t bucket) { return "#" + std::to_string(bucket); }
+
 ComposedVector compose_subwords(std::string_view word, const WordVectors& ngrams, const SubwordOptions& options) {
   ComposedVector out;
   out.vector = Matrix::Zero(1, ngrams.dim());
@@ -45,7 +47,7 @@ ComposedVector compose_subwords(std::string_view word, const WordVectors& ngrams
   // Summed in double and divided once (fastText sums in float: the difference is far below the int8 step).
   Eigen::RowVectorXd sum = Eigen::RowVectorXd::Zero(ngrams.dim());
   for (const Subword& piece : pieces) {
-    const Index row = ngrams.find(piece.text);
+    const Index row = ngrams.find(options.keys == NgramKeys::Bucket ? bucket_key(piece.bucket) : piece.text);
     if (row < 0) {
       ++out.missing;  // an untrained bucket: fastText's row is zero, so it adds nothing but counts
       continue;

@@ -1,9 +1,11 @@
 // The word-vector table: parses the project's vectors file from bytes and embeds tokenised sentences.
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <utility>
 
+#include "attention/subwords.hpp"
 #include "attention/text.hpp"
 #include "byte_reader.hpp"
 #include "word_table.hpp"
@@ -258,12 +260,51 @@ WordVectors WordVectors::with_composed(WordVectors composed) const {
   return out;
 }
 
+namespace {
+// A punctuation mark the table lacks ("*", "<") is not composed from n-grams: fastText trained none for it
+// (its one n-gram "<*>" is trained only for a word "*", which the table would hold), so any row its bucket
+// has belongs to other n-grams by hash collision. It stays unknown, a zero vector.
+bool lone_mark(const std::string& token) {
+  const unsigned char c = token.size() == 1 ? static_cast<unsigned char>(token[0]) : 'a';
+  return c < 0x80 && !std::isalnum(c);
+}
+
+// A word none of whose n-grams was trained ("qt", "svg", "3d": fastText gives it zeros, or the untrained
+// initial values of its buckets) is spelled out: the mean of the n-gram rows "<q>", "<t>" of its ASCII
+// letters and digits as one-character words (every one is a trained word of the table, so each has that
+// row). Not fastText's vector, and marked as such (`spelled`); it gives every alphabetic word a vector
+// that stays inside the rows the last resort ships. Other characters are skipped; none found: unknown.
+template <class Row>
+void spell(EmbeddedToken& token, const WordVectors& ngrams, Row row) {
+  SubwordOptions options;
+  Eigen::RowVectorXd sum = Eigen::RowVectorXd::Zero(ngrams.dim());
+  std::vector<std::string> found;
+  for (const char ch : token.text) {
+    if (static_cast<unsigned char>(ch) >= 0x80 || !std::isalnum(static_cast<unsigned char>(ch))) continue;
+    const std::string piece = std::string("<") + ch + ">";
+    const Index r = ngrams.find(bucket_key(fasttext_hash(piece) % options.buckets));
+    if (r < 0) continue;
+    const float scale = ngrams.scale(static_cast<std::size_t>(r));
+    const std::int8_t* values = ngrams.values(static_cast<std::size_t>(r));
+    for (Index k = 0; k < ngrams.dim(); ++k) sum(k) += double{scale} * values[k];
+    found.push_back(piece);
+  }
+  if (found.empty()) return;
+  row = (sum / static_cast<double>(found.size())).cast<float>();
+  token.lookup = Lookup::Composed;
+  token.matched = token.text;
+  token.ngrams = found.size();
+  token.found = std::move(found);
+  token.spelled = true;
+}
+}  // namespace
+
 Embedding WordVectors::embed_tokens(std::vector<std::string> tokens) const {
   Embedding out;
   out.total = tokens.size();
   out.X = Matrix::Zero(static_cast<Index>(tokens.size()), dim());
   for (std::size_t t = 0; t < tokens.size(); ++t) {
-    EmbeddedToken token{std::move(tokens[t]), Lookup::Unknown, {}};
+    EmbeddedToken token{std::move(tokens[t]), Lookup::Unknown, {}, {}, 0, false};
     Index row = find(token.text);
     if (row >= 0) {
       token.lookup = Lookup::Known;
@@ -286,6 +327,22 @@ Embedding WordVectors::embed_tokens(std::vector<std::string> tokens) const {
         if (composed_row >= 0) {
           token.lookup = Lookup::Composed;
           composed_->dequantise(composed_row, out.X.data() + static_cast<Index>(t) * dim());
+        } else if (!lone_mark(token.text)) {
+          // The last resort: the word as typed, composed from the n-gram rows attached with the list (keyed
+          // by bucket, so fastText's hash collisions give the rows print-word-vectors uses). A word none of
+          // whose n-grams was trained composes to nothing and stays unknown, as fastText gives it zeros.
+          SubwordOptions by_bucket;
+          by_bucket.keys = NgramKeys::Bucket;
+          ComposedVector c = compose_subwords(token.text, *composed_, by_bucket);
+          if (!c.pieces.empty()) {
+            token.lookup = Lookup::Composed;
+            token.matched = token.text;
+            token.ngrams = c.pieces.size() + c.missing;
+            token.found = std::move(c.pieces);
+            out.X.row(static_cast<Index>(t)) = c.vector.row(0);
+          } else {
+            spell(token, *composed_, out.X.row(static_cast<Index>(t)));
+          }
         }
       }
     }
