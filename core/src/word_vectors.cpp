@@ -1,5 +1,5 @@
 // The word-vector table: parses the project's vectors file from bytes and embeds tokenised sentences.
-#include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -264,9 +264,10 @@ namespace {
 // A punctuation mark the table lacks ("*", "<") is not composed from n-grams: fastText trained none for it
 // (its one n-gram "<*>" is trained only for a word "*", which the table would hold), so any row its bucket
 // has belongs to other n-grams by hash collision. It stays unknown, a zero vector.
+bool ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
 bool lone_mark(const std::string& token) {
-  const unsigned char c = token.size() == 1 ? static_cast<unsigned char>(token[0]) : 'a';
-  return c < 0x80 && !std::isalnum(c);
+  return token.size() == 1 && static_cast<unsigned char>(token[0]) < 0x80 && !ascii_alnum(token[0]);
 }
 
 // A word none of whose n-grams was trained ("qt", "svg", "3d": fastText gives it zeros, or the untrained
@@ -274,27 +275,24 @@ bool lone_mark(const std::string& token) {
 // letters and digits as one-character words (every one is a trained word of the table, so each has that
 // row). Not fastText's vector, and marked as such (`spelled`); it gives every alphabetic word a vector
 // that stays inside the rows the last resort ships. Other characters are skipped; none found: unknown.
-template <class Row>
-void spell(EmbeddedToken& token, const WordVectors& ngrams, Row row) {
-  SubwordOptions options;
-  Eigen::RowVectorXd sum = Eigen::RowVectorXd::Zero(ngrams.dim());
-  std::vector<std::string> found;
+[[gnu::noinline]] void spell(EmbeddedToken& token, const WordVectors& ngrams, float* row) {
+  std::vector<double> sum(static_cast<std::size_t>(ngrams.dim()), 0.0);
   for (const char ch : token.text) {
-    if (static_cast<unsigned char>(ch) >= 0x80 || !std::isalnum(static_cast<unsigned char>(ch))) continue;
-    const std::string piece = std::string("<") + ch + ">";
-    const Index r = ngrams.find(bucket_key(fasttext_hash(piece) % options.buckets));
+    if (!ascii_alnum(ch)) continue;
+    const char piece[3] = {'<', ch, '>'};
+    const Index r = ngrams.find(bucket_key(fasttext_hash({piece, 3}) % SubwordOptions{}.buckets));
     if (r < 0) continue;
     const float scale = ngrams.scale(static_cast<std::size_t>(r));
     const std::int8_t* values = ngrams.values(static_cast<std::size_t>(r));
-    for (Index k = 0; k < ngrams.dim(); ++k) sum(k) += double{scale} * values[k];
-    found.push_back(piece);
+    for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += double{scale} * values[k];
+    token.found.emplace_back(piece, 3);
   }
-  if (found.empty()) return;
-  row = (sum / static_cast<double>(found.size())).cast<float>();
+  if (token.found.empty()) return;
+  for (std::size_t k = 0; k < sum.size(); ++k)
+    row[k] = static_cast<float>(sum[k] / static_cast<double>(token.found.size()));
   token.lookup = Lookup::Composed;
   token.matched = token.text;
-  token.ngrams = found.size();
-  token.found = std::move(found);
+  token.ngrams = token.found.size();
   token.spelled = true;
 }
 }  // namespace
@@ -339,9 +337,9 @@ Embedding WordVectors::embed_tokens(std::vector<std::string> tokens) const {
             token.matched = token.text;
             token.ngrams = c.pieces.size() + c.missing;
             token.found = std::move(c.pieces);
-            out.X.row(static_cast<Index>(t)) = c.vector.row(0);
+            std::copy(c.vector.data(), c.vector.data() + dim(), out.X.data() + static_cast<Index>(t) * dim());
           } else {
-            spell(token, *composed_, out.X.row(static_cast<Index>(t)));
+            spell(token, *composed_, out.X.data() + static_cast<Index>(t) * dim());  // X is row-major
           }
         }
       }
