@@ -1,12 +1,15 @@
 // The page in headless Debian chromium (flags as tests/web/page.test.mjs): time from navigation to the
 // first drawn heatmap (in a fresh browser context; in a tab already open with the HTTP cache off; and on
 // a revisit, the HTTP cache on), and the recompute + redraw time per keystroke for sentences of T = 16, 64,
-// 128 tokens. Needs build/site (bash scripts/build.sh). Usage: node bench/browser.mjs [--smoke]
+// 128 tokens; and, on the emulated link, the bytes an own sentence with rare words (words in neither the table
+// nor the composed list: the n-gram rows of issue 24) costs. Needs build/site (bash scripts/build.sh).
+// Usage: node bench/browser.mjs [--smoke] [--rare-only]
 import { access } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../scripts/chromium.mjs';
 import { startServer } from '../scripts/serve.mjs';
+import { paramOf } from '../web/lib/state.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const site = join(root, 'build', 'site');
@@ -15,6 +18,11 @@ const NAVIGATIONS = smoke ? 1 : 7;
 const KEYSTROKES = smoke ? 3 : 25;
 // A reader's own sentence with words outside the first chunk (zebra, grazed → graze, savanna, dusk).
 const CUSTOM = 'the zebra grazed near the savanna at dusk';
+// Own sentences with one to three words that neither the table nor the composed list has (issue 24 §7: a
+// typical own sentence with rare words ≤ 600 KB gzip on the 10 Mbit/s link): their vectors are composed from
+// fastText's n-gram rows (vectors-ngrams/), fetched only for them.
+const RARE = ['the debcargo tool builds packages', 'a json parser for the gtk toolkit', 'debcargo writes json for qt and gtk'];
+const rareOnly = process.argv.includes('--rare-only');
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const n = s.length;
@@ -100,7 +108,7 @@ try {
     });
     return { context, page };
   };
-  for (const kind of ['cold', 'link', 'warm', 'revisit']) {
+  for (const kind of rareOnly ? [] : ['cold', 'link', 'warm', 'revisit']) {
     const again = kind === 'warm' || kind === 'revisit';
     for (let i = 0; i < NAVIGATIONS + (again ? 1 : 0); i++) {
       const { context, page } = again
@@ -127,7 +135,7 @@ try {
   // word-vector shards and without them (refused, so the page falls back to the whole vectors.bin),
   // alternated.
   out.custom = [];
-  for (let i = 0; i < (smoke ? 1 : 5); i++) {
+  for (let i = 0; i < (smoke || rareOnly ? 0 : 5); i++) {
     for (const shards of [true, false]) {
       const { context, page } = await link();
       if (!shards) await page.route('**/vectors-shards/**', (route) => route.abort());
@@ -156,6 +164,69 @@ try {
       );
       await context.close();
     }
+  }
+  // The same reader pasting a sentence with rare words: everything the page received from the first
+  // figure's end until the sentence is drawn with their composed vectors (gzip), the n-gram shards' part
+  // of it and how many there were, and the time. The first figure's own bytes are counted apart.
+  out.rare = [];
+  for (const text of RARE) {
+    for (let i = 0; i < (smoke ? 1 : 3); i++) {
+      const { context, page } = await link();
+      let received = 0,
+        before = 0;
+      const ngramShards = new Map(); // url → gzip bytes
+      const net = await context.newCDPSession(page);
+      await net.send('Network.enable');
+      const urls = new Map();
+      net.on('Network.responseReceived', (e) => urls.set(e.requestId, e.response.url));
+      net.on('Network.dataReceived', (e) => {
+        received += e.encodedDataLength;
+        const u = urls.get(e.requestId) ?? '';
+        if (u.includes('/vectors-ngrams/')) ngramShards.set(u, (ngramShards.get(u) ?? 0) + e.encodedDataLength);
+      });
+      const first = await firstHeatmap(page, `${url}?rare=${i}`);
+      before = received;
+      const live = await page.evaluate(
+        async ({ text, key }) => {
+          const input = document.getElementById('sentence');
+          const t0 = performance.now();
+          input.value = text;
+          input.dispatchEvent(new Event('input', { bubbles: true }));
+          // Drawn with this sentence: the figure is not busy and says it drew it (its data-drawn state).
+          await new Promise((done) => {
+            const check = () => {
+              const el = document.querySelector('.af');
+              const ok = el?.getAttribute('aria-busy') === 'false' && new URLSearchParams(el.dataset.drawn ?? '').get(key) === text;
+              ok ? done() : setTimeout(check, 5);
+            };
+            check();
+          });
+          return { ms: performance.now() - t0 };
+        },
+        { text, key: paramOf('sentence') },
+      );
+      const ngramBytes = [...ngramShards.values()].reduce((a, b) => a + b, 0);
+      const row = {
+        text,
+        first_ms: first.cell_ms,
+        first_bytes: before,
+        live_ms: live.ms,
+        sentence_bytes: received - before,
+        ngram_shards: ngramShards.size,
+        ngram_bytes: ngramBytes,
+      };
+      out.rare.push(row);
+      process.stderr.write(
+        `  chromium   link, own sentence with rare words "${text}": drawn ${live.ms.toFixed(0)} ms after pasting, ${(row.sentence_bytes / 1024).toFixed(0)} KiB gzip received for it (${ngramShards.size} n-gram shards, ${(ngramBytes / 1024).toFixed(0)} KiB); first figure ${(before / 1024).toFixed(0)} KiB\n`,
+      );
+      await context.close();
+    }
+  }
+  if (rareOnly) {
+    process.stdout.write(JSON.stringify(out) + '\n');
+    await browser.close();
+    await new Promise((done) => server.close(done));
+    process.exit(0);
   }
   // Keystrokes: the sentence holds T tokens; each "keystroke" appends a letter to the last word (the
   // token count stays T) and fires the input event the page listens to. The page recomputes and redraws

@@ -17,6 +17,11 @@ directly (layout of fastText 0.9.2's FastText::loadModel: args, dictionary, inpu
       lists, and an ATTNVEC1 table of the non-zero rows of their n-grams keyed by the n-gram's text: what
       the core's compose_subwords is tested on against `fasttext print-word-vectors` (tests/reference/).
 
+  build_subwords.py ngrams MODEL.bin OUT.bin
+      The n-gram last resort (issue 24 §1): every non-zero row of the bucket matrix (the buckets the
+      vocabulary's n-grams hash to: fastText trains no other), keyed by bucket ("#123456", the core's
+      bucket_key) in bucket order, quantised like the word table, in the same ATTNVEC1 format.
+
   build_subwords.py check MODEL.bin WORDS.txt REFERENCE.vec
       This script's own composition against fastText's print-word-vectors output (max |difference|).
 """
@@ -163,6 +168,17 @@ def reference_command(model_path, vectors_path, list_path, count, words_out, ngr
     write_table(ngrams_out, ngrams, [rows[g] for g in ngrams])
 
 
+def ngrams_command(model_path, out_path):
+    model = FastTextModel(model_path)
+    buckets = sorted({fasttext_hash(g.encode("utf-8")) % model.buckets
+                      for w in model.words if w != "</s>" for g in subwords(w, model.minn, model.maxn)})
+    rows = {b: model.row(model.nwords + b) for b in buckets}
+    kept = [b for b in buckets if any(rows[b])]
+    print(f"{len(model.words)} vocabulary words' n-grams hash to {len(buckets)} buckets, {len(kept)} non-zero",
+          file=sys.stderr)
+    write_table(out_path, [f"#{b}" for b in kept], [rows[b] for b in kept])
+
+
 def check_command(model_path, words_path, reference_path):
     model = FastTextModel(model_path)
     words = [w.strip() for w in open(words_path, encoding="utf-8") if w.strip()]
@@ -181,6 +197,8 @@ def main(argv):
         words_command(*argv[2:])
     elif len(argv) == 8 and argv[1] == "reference":
         reference_command(argv[2], argv[3], argv[4], int(argv[5]), argv[6], argv[7])
+    elif len(argv) == 4 and argv[1] == "ngrams":
+        ngrams_command(*argv[2:])
     elif len(argv) == 5 and argv[1] == "check":
         check_command(*argv[2:])
     else:

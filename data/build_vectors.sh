@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuilds data/vectors.bin (and data/WORDNET-LICENSE) from WordNet 3.0 glosses with fastText, and from
 # the same fastText model data/vectors-composed.bin (vectors composed from character n-grams for the words
-# of Debian's wamerican list that the table lacks) and the subword reference of tests/reference/.
+# of Debian's wamerican list that the table lacks), data/vectors-ngrams.bin (the trained n-gram rows, the
+# last resort for any other word) and the subword references of tests/reference/.
 # See data/README.md. Needs the Debian packages wordnet-base, wamerican, fasttext, g++, cmake,
 # libeigen3-dev, catch2 and python3 (standard library only). Intermediate files go to build/vectors/ (git-ignored).
 # CI never runs this; the result is committed. Usage: bash data/build_vectors.sh
@@ -67,10 +68,18 @@ python3 data/build_subwords.py reference "$WORK/model.bin" data/vectors.bin "$WO
 fasttext print-word-vectors "$WORK/model.bin" < "$WORK/subword_words.txt" | sed 's/ *$//' > "$WORK/subword_vectors.txt"
 # The script's composition (which made vectors-composed.bin) must be fastText's own.
 python3 data/build_subwords.py check "$WORK/model.bin" "$WORK/subword_words.txt" "$WORK/subword_vectors.txt"
+# The n-gram last resort: every trained bucket row, keyed by bucket, and its golden on words outside both lists
+# (tests/reference/ngram_words.txt: the 300 commonest such tokens of Debian's package descriptions,
+# model/measure_coverage.py; committed, so this step needs no apt index).
+python3 data/build_subwords.py ngrams "$WORK/model.bin" "$WORK/vectors-ngrams.bin"
+fasttext print-word-vectors "$WORK/model.bin" < tests/reference/ngram_words.txt | sed 's/ *$//' > "$WORK/ngram_vectors.txt"
+python3 data/build_subwords.py check "$WORK/model.bin" tests/reference/ngram_words.txt "$WORK/ngram_vectors.txt"
+cp "$WORK/vectors-ngrams.bin" data/vectors-ngrams.bin
+cp "$WORK/ngram_vectors.txt" tests/reference/
 cp "$WORK/vectors-composed.bin" data/vectors-composed.bin
 cp "$WORK/subword_ngrams.bin" "$WORK/subword_vectors.txt" tests/reference/
 rm -f "$WORK/model.bin"  # ~400 MB of subword buckets: everything needed from them is written above
-sha256sum data/vectors-composed.bin tests/reference/subword_ngrams.bin
+sha256sum data/vectors-composed.bin data/vectors-ngrams.bin tests/reference/subword_ngrams.bin
 echo "== 6/6 licences"
 # The licence is the header of every data.* file: lines "  N text  " (two spaces, line number).
 sed -n 's/^  [0-9]* \{0,1\}//p' "$WORDNET_DIR/data.noun" | sed 's/ *$//' > data/WORDNET-LICENSE

@@ -23,6 +23,8 @@
 //   WORDNET-LICENSE        data/WORDNET-LICENSE (also at build/site/): vectors.bin and the models derive from
 //                          WordNet 3.0, whose licence asks to travel with every copy
 //   SCOWL-LICENSE          data/SCOWL-LICENSE (also at build/site/): vectors-composed/ lists words of SCOWL
+//   vectors-shards/, vectors-composed/, vectors-ngrams/
+//                          the table, the composed list and fastText's n-gram rows in shards (also in widget/)
 // and examples/ (article-like pages embedding the widget) into build/site/examples/.
 // Needs the wasm build first:  emcmake cmake -S . -B build/wasm ... && cmake --build build/wasm
 import { build } from 'esbuild';
@@ -31,6 +33,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { SHARDS, composedShardFile, shardFile, shardOf, subsetVectors, vectorsLayout } from './vectors-file.mjs';
+import { NGRAM_SHARDS, ngramShardFile, splitVectors } from '../web/lib/vectors-format.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'build', 'site');
@@ -243,11 +246,19 @@ for (let id = 0; id < SHARDS; id++) {
   for (const dir of ['', 'widget/']) await writeFile(join(out, dir, composedShardFile(id)), shard);
 }
 
+// And the n-gram last resort (data/vectors-ngrams.bin: fastText's trained n-gram rows, keyed by bucket) in
+// NGRAM_SHARDS files by bucket: a word in neither list fetches only the shards of its n-grams' buckets.
+const ngrams = await readFile(join(root, 'data', 'vectors-ngrams.bin'));
+const ngramShards = splitVectors(ngrams, NGRAM_SHARDS, (i, key) => Number(key.slice(1)) % NGRAM_SHARDS);
+for (const dir of ['', 'widget/']) await mkdir(join(out, dir, 'vectors-ngrams'), { recursive: true });
+for (const [k, shard] of ngramShards.entries())
+  for (const dir of ['', 'widget/']) await writeFile(join(out, dir, ngramShardFile(k)), shard);
+
 const rows = [];
 async function list(dir, prefix = '') {
   for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (entry.name === 'vectors-shards' || entry.name === 'vectors-composed') {
-      // One line for the shards (their sizes, summed), not 128.
+    if (entry.name === 'vectors-shards' || entry.name === 'vectors-composed' || entry.name === 'vectors-ngrams') {
+      // One line for the shards (their sizes, summed), not 128 (or NGRAM_SHARDS).
       const sizes = await Promise.all(
         (await readdir(join(dir, entry.name))).map(async (f) => {
           const bytes = await readFile(join(dir, entry.name, f));

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(fuzz_vectors fuzz_text fuzz_attention fuzz_model fuzz_pieces)
+((${#targets[@]})) || targets=(fuzz_vectors fuzz_text fuzz_attention fuzz_model fuzz_pieces fuzz_subwords)
 
 CXX=clang++-14 cmake -S . -B build/fuzz -DATTN_FUZZ=ON -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/fuzz -j"$(nproc)" --target "${targets[@]}"

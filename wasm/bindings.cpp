@@ -304,7 +304,9 @@ const char* lookup_name(Lookup lookup) {
 
 val subword_pieces_js(std::string word);  // the subword block below
 
-// An embedding's tokens as JS objects { text, lookup, matched }, and for a composed vector its pieces.
+// An embedding's tokens as JS objects { text, lookup, matched }, and for a composed vector its pieces; for
+// one composed from n-gram rows (in neither list) also `found`, the pieces whose rows were there, and
+// `spelled` when it was spelled out from its letters' rows.
 val tokens_of(const Embedding& e) {
   val tokens = val::array();
   for (const EmbeddedToken& t : e.tokens) {
@@ -312,7 +314,16 @@ val tokens_of(const Embedding& e) {
     token.set("text", t.text);
     token.set("lookup", std::string(lookup_name(t.lookup)));
     token.set("matched", t.matched);
-    if (t.lookup == Lookup::Composed) token.set("pieces", subword_pieces_js(t.matched));
+    if (!t.found.empty()) {
+      val found = val::array();
+      for (const std::string& piece : t.found) found.call<void>("push", piece);
+      token.set("found", found);
+      // Spelled out (no n-gram of it trained): its pieces are its letters' rows ("<q>", "<t>"), not its n-grams.
+      if (t.spelled) token.set("spelled", true);
+      token.set("pieces", t.spelled ? found : subword_pieces_js(t.matched));
+    } else if (t.lookup == Lookup::Composed) {
+      token.set("pieces", subword_pieces_js(t.matched));
+    }
     tokens.call<void>("push", token);
   }
   return tokens;

@@ -15,7 +15,8 @@ std::uint32_t fasttext_hash(std::string_view bytes) {
   return h;
 }
 
-std::vector<Subword> fasttext_subwords(std::string_view word, const SubwordOptions& options) {
+// Not inlined (here and below): the page's module calls these from two places, and one copy keeps it small.
+[[gnu::noinline]] std::vector<Subword> fasttext_subwords(std::string_view word, const SubwordOptions& options) {
   if (word.empty()) detail::fail("an empty word has no character n-grams");
   if (options.minn < 1 || options.maxn < options.minn || options.maxn > 64)
     detail::fail("n-gram lengths %d…%d: they must satisfy 1 ≤ minn ≤ maxn ≤ 64", options.minn, options.maxn);
@@ -38,24 +39,39 @@ std::vector<Subword> fasttext_subwords(std::string_view word, const SubwordOptio
   return out;
 }
 
-ComposedVector compose_subwords(std::string_view word, const WordVectors& ngrams, const SubwordOptions& options) {
+std::string bucket_key(std::uint32_t bucket) {
+  // By hand rather than std::to_string: the page's wasm module stays as small as it was.
+  char digits[11];
+  int n = 0;
+  do digits[n++] = static_cast<char>('0' + bucket % 10);
+  while ((bucket /= 10) != 0);
+  std::string out = "#";
+  while (n > 0) out += digits[--n];
+  return out;
+}
+
+[[gnu::noinline]] ComposedVector compose_subwords(std::string_view word, const WordVectors& ngrams,
+                                                  const SubwordOptions& options) {
   ComposedVector out;
   out.vector = Matrix::Zero(1, ngrams.dim());
   const std::vector<Subword> pieces = fasttext_subwords(word, options);
   // Summed in double and divided once (fastText sums in float: the difference is far below the int8 step).
-  Eigen::RowVectorXd sum = Eigen::RowVectorXd::Zero(ngrams.dim());
+  // Plain loops, not Eigen expressions: this runs for a few words, and the page's wasm module stays small.
+  std::vector<double> sum(static_cast<std::size_t>(ngrams.dim()), 0.0);
   for (const Subword& piece : pieces) {
-    const Index row = ngrams.find(piece.text);
+    const Index row = ngrams.find(options.keys == NgramKeys::Bucket ? bucket_key(piece.bucket) : piece.text);
     if (row < 0) {
       ++out.missing;  // an untrained bucket: fastText's row is zero, so it adds nothing but counts
       continue;
     }
     const float scale = ngrams.scale(static_cast<std::size_t>(row));
     const std::int8_t* values = ngrams.values(static_cast<std::size_t>(row));
-    for (Index k = 0; k < ngrams.dim(); ++k) sum(k) += double{scale} * values[k];
+    for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += double{scale} * values[k];
     out.pieces.push_back(piece.text);
   }
-  if (!out.pieces.empty()) out.vector = (sum / static_cast<double>(pieces.size())).cast<float>();
+  if (!out.pieces.empty())
+    for (std::size_t k = 0; k < sum.size(); ++k)
+      out.vector(0, static_cast<Index>(k)) = static_cast<float>(sum[k] / static_cast<double>(pieces.size()));
   return out;
 }
 

@@ -1,9 +1,11 @@
 // The word-vector table: parses the project's vectors file from bytes and embeds tokenised sentences.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <utility>
 
+#include "attention/subwords.hpp"
 #include "attention/text.hpp"
 #include "byte_reader.hpp"
 #include "word_table.hpp"
@@ -258,12 +260,49 @@ WordVectors WordVectors::with_composed(WordVectors composed) const {
   return out;
 }
 
+namespace {
+// A punctuation mark the table lacks ("*", "<") is not composed from n-grams: fastText trained none for it
+// (its one n-gram "<*>" is trained only for a word "*", which the table would hold), so any row its bucket
+// has belongs to other n-grams by hash collision. It stays unknown, a zero vector.
+bool ascii_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+bool lone_mark(const std::string& token) {
+  return token.size() == 1 && static_cast<unsigned char>(token[0]) < 0x80 && !ascii_alnum(token[0]);
+}
+
+// A word none of whose n-grams was trained ("qt", "svg", "3d": fastText gives it zeros, or the untrained
+// initial values of its buckets) is spelled out: the mean of the n-gram rows "<q>", "<t>" of its ASCII
+// letters and digits as one-character words (every one is a trained word of the table, so each has that
+// row). Not fastText's vector, and marked as such (`spelled`); it gives every alphabetic word a vector
+// that stays inside the rows the last resort ships. Other characters are skipped; none found: unknown.
+[[gnu::noinline]] void spell(EmbeddedToken& token, const WordVectors& ngrams, float* row) {
+  std::vector<double> sum(static_cast<std::size_t>(ngrams.dim()), 0.0);
+  for (const char ch : token.text) {
+    if (!ascii_alnum(ch)) continue;
+    const char piece[3] = {'<', ch, '>'};
+    const Index r = ngrams.find(bucket_key(fasttext_hash({piece, 3}) % SubwordOptions{}.buckets));
+    if (r < 0) continue;
+    const float scale = ngrams.scale(static_cast<std::size_t>(r));
+    const std::int8_t* values = ngrams.values(static_cast<std::size_t>(r));
+    for (std::size_t k = 0; k < sum.size(); ++k) sum[k] += double{scale} * values[k];
+    token.found.emplace_back(piece, 3);
+  }
+  if (token.found.empty()) return;
+  for (std::size_t k = 0; k < sum.size(); ++k)
+    row[k] = static_cast<float>(sum[k] / static_cast<double>(token.found.size()));
+  token.lookup = Lookup::Composed;
+  token.matched = token.text;
+  token.ngrams = token.found.size();
+  token.spelled = true;
+}
+}  // namespace
+
 Embedding WordVectors::embed_tokens(std::vector<std::string> tokens) const {
   Embedding out;
   out.total = tokens.size();
   out.X = Matrix::Zero(static_cast<Index>(tokens.size()), dim());
   for (std::size_t t = 0; t < tokens.size(); ++t) {
-    EmbeddedToken token{std::move(tokens[t]), Lookup::Unknown, {}};
+    EmbeddedToken token{std::move(tokens[t]), Lookup::Unknown, {}, {}, 0, false};
     Index row = find(token.text);
     if (row >= 0) {
       token.lookup = Lookup::Known;
@@ -286,6 +325,22 @@ Embedding WordVectors::embed_tokens(std::vector<std::string> tokens) const {
         if (composed_row >= 0) {
           token.lookup = Lookup::Composed;
           composed_->dequantise(composed_row, out.X.data() + static_cast<Index>(t) * dim());
+        } else if (!lone_mark(token.text)) {
+          // The last resort: the word as typed, composed from the n-gram rows attached with the list (keyed
+          // by bucket, so fastText's hash collisions give the rows print-word-vectors uses). A word none of
+          // whose n-grams was trained composes to nothing and stays unknown, as fastText gives it zeros.
+          SubwordOptions by_bucket;
+          by_bucket.keys = NgramKeys::Bucket;
+          ComposedVector c = compose_subwords(token.text, *composed_, by_bucket);
+          if (!c.pieces.empty()) {
+            token.lookup = Lookup::Composed;
+            token.matched = token.text;
+            token.ngrams = c.pieces.size() + c.missing;
+            token.found = std::move(c.pieces);
+            std::copy(c.vector.data(), c.vector.data() + dim(), out.X.data() + static_cast<Index>(t) * dim());
+          } else {
+            spell(token, *composed_, out.X.data() + static_cast<Index>(t) * dim());  // X is row-major
+          }
         }
       }
     }

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "../support/vectors_file.hpp"
 #include "attention/subwords.hpp"
 #include "helpers.hpp"
 
@@ -119,4 +120,117 @@ TEST_CASE("composed vectors match fastText's print-word-vectors for words outsid
   REQUIRE(words >= 250);
   REQUIRE(zeros < 10);
   REQUIRE(worst >= 0.99);
+}
+
+// ---- the n-gram last resort (issue 24 §1): data/vectors-ngrams.bin, fastText's trained rows keyed by bucket ----
+
+TEST_CASE("bucket keys: '#' and the bucket in decimal, looked up by the n-gram's bucket", "[subwords]") {
+  REQUIRE(bucket_key(0) == "#0");
+  REQUIRE(bucket_key(1999999) == "#1999999");
+  // One row, keyed by the bucket of "<ab": "ab" finds it under NgramKeys::Bucket, not under Text.
+  const std::uint32_t bucket = fasttext_hash("<ab") % 2000000;
+  const std::vector<std::uint8_t> bytes = attn_test::vectors_file({bucket_key(bucket)}, 2, {4.0f}, {1, 0});
+  const WordVectors table = WordVectors::parse(bytes.data(), bytes.size());
+  SubwordOptions by_bucket;
+  by_bucket.keys = NgramKeys::Bucket;
+  const ComposedVector c = compose_subwords("ab", table, by_bucket);
+  REQUIRE(c.pieces == std::vector<std::string>{"<ab"});
+  REQUIRE(c.missing == 2);
+  REQUIRE(c.vector(0, 0) == Approx(4.0 / 3.0).epsilon(0.01));
+  REQUIRE(compose_subwords("ab", table).pieces.empty());
+}
+
+TEST_CASE("the shipped n-gram rows compose fastText's print-word-vectors for words outside both lists",
+          "[subwords][data]") {
+  // tests/reference/ngram_words.txt: words of real text (Debian's package descriptions) that neither
+  // data/vectors.bin nor data/vectors-composed.bin reaches; ngram_vectors.txt: fastText's vectors for them.
+  const WordVectors ngrams = WordVectors::parse(read_bytes(ATTN_NGRAMS_FILE));
+  const WordVectors table = WordVectors::parse(read_bytes(ATTN_VECTORS_FILE));
+  const WordVectors composed = WordVectors::parse(read_bytes(ATTN_COMPOSED_FILE));
+  SubwordOptions by_bucket;
+  by_bucket.keys = NgramKeys::Bucket;
+  std::ifstream reference(ATTN_NGRAM_VECTORS);
+  REQUIRE(reference.good());
+  std::string line;
+  std::size_t words = 0, zeros = 0;
+  double worst = 1.0;
+  while (std::getline(reference, line)) {
+    std::istringstream fields(line);
+    std::string word;
+    fields >> word;
+    INFO(word);
+    REQUIRE(table.find(word) < 0);
+    REQUIRE(composed.find(word) < 0);
+    Matrix expected(1, ngrams.dim());
+    for (Index k = 0; k < ngrams.dim(); ++k) REQUIRE(fields >> expected(0, k));
+    const ComposedVector c = compose_subwords(word, ngrams, by_bucket);
+    REQUIRE(c.pieces.size() + c.missing == fasttext_subwords(word).size());
+    ++words;
+    if (c.pieces.empty()) {
+      // None of its n-grams was trained ("qt", "3d"): fastText gives zeros or the mean of untrained buckets'
+      // initial values (fastText 0.9.2 with -thread 1 initialises the first tenth of the input matrix,
+      // uniformly in ±1/dim), never a trained direction. The core spells such a word out instead (below).
+      REQUIRE(c.vector.isZero(0));
+      REQUIRE(expected.cwiseAbs().maxCoeff() <= 1.0f / static_cast<float>(ngrams.dim()));
+      ++zeros;
+      continue;
+    }
+    const double cosine = c.vector.cast<double>().row(0).dot(expected.cast<double>().row(0)) /
+                          (c.vector.cast<double>().norm() * expected.cast<double>().norm());
+    REQUIRE(cosine >= 0.99);
+    REQUIRE(c.vector.norm() == Approx(expected.norm()).epsilon(0.02));
+    worst = std::min(worst, cosine);
+  }
+  INFO("words " << words << " (" << zeros << " all-zero), lowest cosine " << worst);
+  REQUIRE(words >= 250);
+  REQUIRE(zeros <= words / 10);
+  REQUIRE(worst >= 0.99);
+  WARN("n-gram rows: " << words << " words outside both lists, " << zeros << " with no trained n-gram, lowest cosine "
+                       << worst);
+}
+
+TEST_CASE("embedding with the n-gram rows attached: a word in neither list is composed, marks stay unknown",
+          "[subwords][data]") {
+  const WordVectors table = WordVectors::parse(read_bytes(ATTN_VECTORS_FILE));
+  const WordVectors with = table.with_composed(WordVectors::parse(read_bytes(ATTN_NGRAMS_FILE)));
+  const Embedding plain = table.embed("the debcargo tool packs rust crates *", 64);
+  const Embedding e = with.embed("the debcargo tool packs rust crates *", 64);
+  REQUIRE(e.tokens.size() == 7);
+  SubwordOptions by_bucket;
+  by_bucket.keys = NgramKeys::Bucket;
+  for (std::size_t t = 0; t < e.tokens.size(); ++t) {
+    const EmbeddedToken& tok = e.tokens[t];
+    INFO(tok.text);
+    if (plain.tokens[t].lookup != Lookup::Unknown) {
+      // The table always comes first: every word it had keeps its vector to the bit.
+      REQUIRE(tok.lookup == plain.tokens[t].lookup);
+      REQUIRE(e.X.row(static_cast<Index>(t)) == plain.X.row(static_cast<Index>(t)));
+      REQUIRE(tok.found.empty());
+    }
+  }
+  const EmbeddedToken& debcargo = e.tokens[1];
+  REQUIRE(debcargo.lookup == Lookup::Composed);
+  REQUIRE(debcargo.matched == "debcargo");
+  const ComposedVector c = compose_subwords("debcargo", *with.composed(), by_bucket);
+  REQUIRE(debcargo.found == c.pieces);
+  REQUIRE(debcargo.ngrams == fasttext_subwords("debcargo").size());
+  REQUIRE(debcargo.found.size() > debcargo.ngrams / 2);
+  REQUIRE(e.X.row(1) == c.vector.row(0));
+  REQUIRE_FALSE(e.X.row(1).isZero(0));
+  // A word none of whose n-grams was trained is spelled out: the mean of its letters' rows "<q>", "<t>".
+  const Embedding qt = with.embed("qt", 4);
+  REQUIRE(qt.tokens[0].lookup == Lookup::Composed);
+  REQUIRE(qt.tokens[0].spelled);
+  REQUIRE(qt.tokens[0].found == std::vector<std::string>{"<q>", "<t>"});
+  REQUIRE(compose_subwords("qt", *with.composed(), by_bucket).pieces.empty());
+  const Matrix q = compose_subwords("q", *with.composed(), by_bucket).vector,
+               tt = compose_subwords("t", *with.composed(), by_bucket).vector;
+  // compose_subwords("q") is "<q>"'s row over its one n-gram: the row itself.
+  for (Index k = 0; k < q.cols(); ++k) REQUIRE(qt.X(0, k) == Approx((q(0, k) + tt(0, k)) / 2).margin(1e-6));
+  REQUIRE(debcargo.found.size() < debcargo.ngrams);
+  REQUIRE_FALSE(debcargo.spelled);
+  // A punctuation mark the table lacks gets no vector from n-grams (fastText trained none for it).
+  REQUIRE(e.tokens[6].text == "*");
+  REQUIRE(e.tokens[6].lookup == Lookup::Unknown);
+  REQUIRE(e.X.row(6).isZero(0));
 }

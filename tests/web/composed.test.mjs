@@ -7,18 +7,22 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { assertWeights, drawn, figureState, openWatched, root, startSession } from './harness.mjs';
-import { shardOf } from '../../web/lib/vectors-format.js';
+import { mergeVectors, ngramBucket, ngramShardOf, shardOf } from '../../web/lib/vectors-format.js';
 
-let session, browser, url, core, composedTable;
+let session, browser, url, core, composedTable, ngramTable;
 before(async () => {
   session = await startSession();
   ({ browser, url, core } = session);
-  composedTable = core
-    .loadVectors(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))))
-    .attachComposed(new Uint8Array(await readFile(join(root, 'data', 'vectors-composed.bin'))));
+  const bytes = async (name) => new Uint8Array(await readFile(join(root, 'data', name)));
+  composedTable = core.loadVectors(await bytes('vectors.bin')).attachComposed(await bytes('vectors-composed.bin'));
+  // The page's table once every shard is here: the composed list and fastText's n-gram rows in one attached table.
+  ngramTable = core
+    .loadVectors(await bytes('vectors.bin'))
+    .attachComposed(mergeVectors([await bytes('vectors-composed.bin'), await bytes('vectors-ngrams.bin')]));
 });
 after(() => {
   composedTable?.delete();
+  ngramTable?.delete();
   return session?.stop();
 });
 
@@ -65,6 +69,76 @@ test('a composed word: its shards only, the core’s numbers, and a note naming 
       notes.some((n) => n.startsWith('‘you’ve’') || n.startsWith("‘you've’")),
       'the contraction has its stem note',
     );
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a word in neither list: composed from its n-gram rows, only its shards fetched, and its note', async () => {
+  const fetched = { composed: [], ngrams: [] };
+  const { page, problems } = await openWatched(browser, url, {
+    viewport: { width: 1280, height: 900 },
+    before: (page) =>
+      page.on('request', (r) => {
+        const m = r.url().match(/vectors-(composed|ngrams)\/(\d+)\.bin$/);
+        if (m) fetched[m[1]].push(m[1] === 'composed' ? Number(m[2]) : `n${Number(m[2])}`);
+      }),
+  });
+  try {
+    await drawn(page);
+    assert.deepEqual(fetched, { composed: [], ngrams: [] }, 'the default sentence fetches no composed or n-gram shard');
+    const text = 'the debcargo tool builds packages';
+    const expected = ngramTable.embed(text, 64);
+    const debcargo = expected.tokens[1];
+    assert.equal(debcargo.lookup, 'composed');
+    assert.equal(debcargo.matched, 'debcargo');
+    assert.equal(debcargo.pieces.length, 26);
+    assert.ok(debcargo.found.length > 13 && debcargo.found.length <= 26, `found ${debcargo.found.length}`);
+    assert.ok(debcargo.found.every((g) => debcargo.pieces.includes(g)));
+    // Without the n-gram rows it had no vector: this is the last resort's doing.
+    assert.equal(composedTable.embed(text, 64).tokens[1].lookup, 'unknown');
+    await page.fill('#sentence', text);
+    await drawn(page, { sentence: text });
+    assertWeights((await figureState(page, null)).map, core.parameterFree(expected.X, Math.sqrt(ngramTable.dim)).weights, 'n-grams');
+    // First the composed list's shards of the word and its stems, then only the shards of its n-grams' buckets.
+    const listShards = new Set(['debcargo', ...core.stemCandidates('debcargo')].map(shardOf));
+    assert.deepEqual([...new Set(fetched.composed)].sort(), [...listShards].sort());
+    const ngramShards = new Set(core.subwordPieces('debcargo').map((g) => ngramShardOf(ngramBucket(g))));
+    assert.deepEqual([...new Set(fetched.ngrams)].sort(), [...ngramShards].sort());
+    const notes = await page.$$eval('#notes li', (items) => items.map((li) => li.textContent));
+    assert.match(
+      notes.find((n) => n.startsWith('‘debcargo’')) ?? '',
+      /its vector is composed from its pieces: <de, deb, ebc, bca, car, arg, rgo, go>, … \(the mean of 26 character n-grams’ vectors/,
+    );
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
+
+test('a word with no trained n-gram is spelled out from its letters’ rows, fetched in a last round', async () => {
+  const ngramsFetched = [];
+  const { page, problems } = await openWatched(browser, url, {
+    viewport: { width: 1280, height: 900 },
+    before: (page) =>
+      page.on('request', (r) => {
+        const m = r.url().match(/vectors-ngrams\/(\d+)\.bin$/);
+        if (m) ngramsFetched.push(`n${Number(m[1])}`);
+      }),
+  });
+  try {
+    await drawn(page);
+    const text = 'the qt toolkit';
+    const expected = ngramTable.embed(text, 64);
+    const qt = expected.tokens[1];
+    assert.deepEqual([qt.lookup, qt.spelled, qt.found, qt.pieces], ['composed', true, ['<q>', '<t>'], ['<q>', '<t>']]);
+    await page.fill('#sentence', text);
+    await drawn(page, { sentence: text });
+    assertWeights((await figureState(page, null)).map, core.parameterFree(expected.X, Math.sqrt(ngramTable.dim)).weights, 'spelled');
+    // Its n-grams' shards (none of them has its rows), then its letters'.
+    const wanted = new Set([...core.subwordPieces('qt'), '<q>', '<t>'].map((g) => ngramShardOf(ngramBucket(g))));
+    assert.deepEqual([...new Set(ngramsFetched)].sort(), [...wanted].sort());
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -67,13 +67,14 @@ test('the first figure draws from the first chunk; a word outside it fetches onl
     const { X } = vectors.embed('the train left the station on time', 64);
     assertWeights((await figureState(page, null)).map, core.parameterFree(X, Math.sqrt(vectors.dim)).weights, 'from the first chunk');
     assert.deepEqual(shardsFetched, [], 'the default sentence needs no shard');
-    // Words outside the chunk — one in the table, one found through a stem, one in no table at all — are
-    // looked up exactly as the whole table does, from the shards of those words and their stems alone.
+    // Words outside the chunk — one in the table, one found through a stem, one in no table (composed from
+    // fastText's n-gram rows) — are looked up exactly as the whole table does, from the shards of those words
+    // and their stems alone.
     const text = 'the zebra grazed near zorblaxian stations';
     const expected = vectors.embed(text, 64);
     assert.deepEqual(
       expected.tokens.map((t) => t.lookup),
-      ['known', 'known', 'stemmed', 'known', 'unknown', 'known'],
+      ['known', 'known', 'stemmed', 'known', 'composed', 'known'],
     );
     await page.fill('#sentence', text);
     await drawn(page, { sentence: text });

@@ -92,8 +92,11 @@ export async function reference() {
   const api = await import(pathToFileURL(join(root, 'build', 'wasm', 'attention.js')).href);
   const core = await api.loadAttention({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_wasm.wasm')) });
   const vectors = core.loadVectors(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))));
-  // The page attaches the composed vectors (data/vectors-composed.bin, issue 24) a sentence's words need.
-  vectors.attachComposed(new Uint8Array(await readFile(join(root, 'data', 'vectors-composed.bin'))));
+  // The page attaches the composed vectors (data/vectors-composed.bin, issue 24) a sentence's words need,
+  // and for a word in neither list fastText's n-gram rows (data/vectors-ngrams.bin), in one table.
+  const { mergeVectors } = await import('../../web/lib/vectors-format.js');
+  const bytes = async (name) => new Uint8Array(await readFile(join(root, 'data', name)));
+  vectors.attachComposed(mergeVectors([await bytes('vectors-composed.bin'), await bytes('vectors-ngrams.bin')]));
   return { api, core, vectors };
 }
 

@@ -18,7 +18,7 @@ let encoderPromise = null;
 
 /**
  * Where the bundle's files live: the wasm modules (the small core's two builds and the model's), the
- * model module's glue (loadAttentionWithModel asks locateFile for it too), vectors-first.bin, vectors-shards/, vectors-composed/, vectors.bin, model.bin, encoder.bin and the
+ * model module's glue (loadAttentionWithModel asks locateFile for it too), vectors-first.bin, vectors-shards/, vectors-composed/, vectors-ngrams/, vectors.bin, model.bin, encoder.bin and the
  * compare view's module. Default: beside this bundle; setAssetBase() moves them all (the widget exports it). Call it
  * before the first load: what has loaded stays loaded.
  */
@@ -148,8 +148,10 @@ export async function loadShardedVectors(ids) {
 const composedPromises = new Map(); // composed shard id → its bytes, or null when it could not be fetched
 
 /**
- * The composed shards `ids` (vectors-composed/, data/vectors-composed.bin split like the table) merged into
- * one vectors file's bytes, for WordVectors.attachComposed. A shard that cannot be fetched counts as empty
+ * The composed shards `ids` (vectors-composed/, data/vectors-composed.bin split like the table; and ids 'n…',
+ * vectors-ngrams/, fastText's n-gram rows keyed by bucket: vectors-format.js) merged into one vectors file's
+ * bytes, for WordVectors.attachComposed: the core finds a listed word's row and composes any other word from
+ * the n-gram rows of the same table. A shard that cannot be fetched counts as empty
  * (its words stay unknown) and is fetched again on a later call; null when none of them arrived.
  */
 export async function loadComposedShards(ids) {

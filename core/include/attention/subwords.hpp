@@ -13,13 +13,28 @@
 
 namespace attn {
 
-/// fastText's n-gram lengths and bucket count as the project trains them (data/build_vectors.sh:
-/// -minn 3 -maxn 6, the default -bucket 2000000).
-struct SubwordOptions {
-  int minn = 3;                     ///< shortest n-gram, in Unicode characters
-  int maxn = 6;                     ///< longest n-gram, in Unicode characters
-  std::uint32_t buckets = 2000000;  ///< how many rows the n-grams are hashed into
+/// How a table of n-gram rows names its rows (compose_subwords).
+enum class NgramKeys : std::uint8_t {
+  /// by the n-gram's text ("<mu", "urp"): tests/reference/subword_ngrams.bin
+  Text = 0,
+  /// by fastText's bucket, written bucket_key(bucket) ("#123456"): data/vectors-ngrams.bin. Two n-grams that
+  /// share a bucket share its row, as in fastText, so a word's n-gram that collides with a trained one gets
+  /// that row as print-word-vectors gives it. A key with '#' is never a token (the tokenizer splits '#'
+  /// off), so such rows can sit in the composed table beside its words.
+  Bucket = 1,
 };
+
+/// fastText's n-gram lengths and bucket count as the project trains them (data/build_vectors.sh:
+/// -minn 3 -maxn 6, the default -bucket 2000000), and how an n-gram table names its rows.
+struct SubwordOptions {
+  int minn = 3;                      ///< shortest n-gram, in Unicode characters
+  int maxn = 6;                      ///< longest n-gram, in Unicode characters
+  std::uint32_t buckets = 2000000;   ///< how many rows the n-grams are hashed into
+  NgramKeys keys = NgramKeys::Text;  ///< how compose_subwords finds an n-gram's row
+};
+
+/// The key of a bucket's row in a table keyed by bucket (NgramKeys::Bucket): "#" and the bucket in decimal.
+std::string bucket_key(std::uint32_t bucket);
 
 /// One character n-gram of a word and the bucket (row of fastText's n-gram matrix) it hashes to.
 struct Subword {
@@ -45,8 +60,8 @@ struct ComposedVector {
 };
 
 /// fastText's vector of a word outside its vocabulary: the mean of the rows of the word's n-grams.
-/// `ngrams` holds those rows keyed by the n-gram's text (data/build_subwords.py writes such tables): two
-/// n-grams that share a bucket share a row there as in fastText. fastText's buckets start at zero and
+/// `ngrams` holds those rows keyed by the n-gram's text or by its bucket (options.keys; data/build_subwords.py
+/// writes both kinds). fastText's buckets start at zero and
 /// only the n-grams of its vocabulary's words are trained, so a table need only hold the non-zero rows:
 /// an n-gram it lacks counts as a zero row (in the mean's divisor, not its sum) and in `missing`. With
 /// every non-zero row present this is fastText's print-word-vectors vector up to the int8 quantisation;

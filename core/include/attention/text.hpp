@@ -44,6 +44,14 @@ struct EmbeddedToken {
   std::string text;     ///< the token as typed (lower-cased)
   Lookup lookup;        ///< how its vector was found
   std::string matched;  ///< the vocabulary word whose vector is used ("" when Unknown)
+  /// A vector composed from n-gram rows (Lookup::Composed, matched == text, the word in neither the table nor
+  /// the composed list): the n-grams whose rows were found, in fastText's order, and how many n-grams the
+  /// mean is over (found ones and untrained ones, zero rows). Empty and 0 for every other token.
+  std::vector<std::string> found;
+  std::size_t ngrams = 0;
+  /// None of the word's n-grams was trained ("qt", "svg", "3d"): `found` holds the one-character n-grams of
+  /// its letters and digits ("<q>", "<t>") and the vector is their rows' mean (spelled out, not fastText's).
+  bool spelled = false;
 };
 
 /// A text as X: its tokens and one vector per token.
@@ -86,7 +94,10 @@ class WordVectors {
   /// This table with a second one attached: vectors composed from character n-grams (data/vectors-composed.bin,
   /// or a part of it) for words this table lacks. A token that neither this table nor its stems find is
   /// looked up there, itself and then its stems (Lookup::Composed); this table always comes first, so every
-  /// word it had embeds as before. Throws AttentionError when the two tables' dimensions differ.
+  /// word it had embeds as before. The attached table may also hold fastText's n-gram rows keyed by bucket
+  /// (data/vectors-ngrams.bin or shards of it; NgramKeys::Bucket): a token in neither list is then composed
+  /// from them as fastText composes a word it never saw (compose_subwords; Lookup::Composed with `found`). Throws
+  /// AttentionError when the two tables' dimensions differ.
   WordVectors with_composed(WordVectors composed) const;
   /// The attached composed table, or null.
   const WordVectors* composed() const { return composed_.get(); }

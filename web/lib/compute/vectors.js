@@ -3,7 +3,7 @@
 // for; the projections of each weights mode. Part of the one computation (../compute.js).
 import { numericMatrix, badCells, parseCell } from '../cells.js';
 import { HEAD_SHARPNESS, identityWeights, multiHeadWeights, mulberry32, xavierUniform } from '../rng.js';
-import { shardOf } from '../vectors-format.js';
+import { ngramBucket, ngramShardOf, shardOf } from '../vectors-format.js';
 import { CellError, asMatrix, cachedTerms, finish, once } from './parts.js';
 
 /** The figure draws up to this many tokens; longer text is cut, and the figure says so. */
@@ -76,11 +76,34 @@ function waitForShards(core, tokens, sentence, loaded) {
 
 // Issue 24: a word that neither the table nor its stems have may have a vector composed from its
 // character n-grams (data/vectors-composed.bin, in shards with the same ids: vectors-format.js). Its
-// composed shards are those of the word and its stems, as for the table's shards.
-/** The composed shards not in `loaded` that the unknown tokens need. */
+// composed shards are those of the word and its stems, as for the table's shards. A word in neither list
+// is then composed by the core from fastText's n-gram rows (vectors-ngrams/, ids 'n…'): the shards of its
+// n-grams' buckets, asked only once its list shards are here and it is still unknown (a word the list has
+// never costs n-gram rows), and while it waits for them (`found` says the core composed it from n-gram
+// rows, maybe only some of them so far). A lone punctuation mark is never composed (the core's rule).
+const loneMark = (text) => /^[\x00-\x7f]$/.test(text) && !/^[a-z0-9]$/i.test(text);
+
+/** The n-gram shards of a word's n-grams (core.subwordPieces: fastText's n-grams, as the core composes them). */
+const ngramShardsOf = (core, text) => core.subwordPieces(text).map((piece) => ngramShardOf(ngramBucket(piece)));
+
+/** The n-gram shards of the one-character words of a word's ASCII letters and digits ("<q>", "<t>"): its spelling. */
+const letterShardsOf = (text) => [...text].filter((c) => /^[a-z0-9]$/i.test(c)).map((c) => ngramShardOf(ngramBucket(`<${c}>`)));
+
+/**
+ * The composed shards not in `loaded` that the tokens outside the table need, one round at a time: the list
+ * shards of the word and its stems; then its n-gram shards; then, only for a word still unknown or spelled
+ * (none of its n-grams trained: the core spells it out), its letters' shards.
+ */
 function missingComposed(core, tokens, loaded) {
   const wanted = new Set();
-  for (const t of tokens) if (t.lookup === 'unknown') for (const id of shardsOf(core, t)) if (!loaded.has(id)) wanted.add(id);
+  const notLoaded = (ids) => ids.filter((id) => !loaded.has(id));
+  for (const t of tokens) {
+    if (t.lookup !== 'unknown' && !t.found) continue;
+    let ids = notLoaded(shardsOf(core, t));
+    if (!ids.length && !loneMark(t.text)) ids = notLoaded(ngramShardsOf(core, t.text));
+    if (!ids.length && !loneMark(t.text) && (t.lookup === 'unknown' || t.spelled)) ids = notLoaded(letterShardsOf(t.text));
+    for (const id of ids) wanted.add(id);
+  }
   return [...wanted];
 }
 
