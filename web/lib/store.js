@@ -6,7 +6,7 @@
 // every subscriber, which redraws from (state, result). Nothing else holds a copy of the sentence or
 // computes anything.
 import { loadComposedShards, loadCore, loadEncoder, loadFirstVectors, loadModel, loadShardedVectors, loadVectors } from './loader.js';
-import { HAND_DEFAULT, compute, computeHand, release } from './compute.js';
+import { HAND_DEFAULT, compute, computeHand, release, unitsOf } from './compute.js';
 import { frozenCells } from './cells.js';
 import { DEFAULTS, apply, isTrained } from './state.js';
 import { isAvailable, viewNamed } from './views/registry.js';
@@ -161,6 +161,11 @@ export class Store {
   /** The result views draw: the latest, or under a bad edited cell (or while a word's vector loads) the last good one. */
   get shown() {
     return this.result?.ok ? this.result : this.result && this.#keepsGood(this.result) ? this.good : null;
+  }
+
+  /** What the figure draws: `shown`, or with units=words a pieces model's words (compute.js unitsOf). */
+  get drawn() {
+    return unitsOf(this.state, this.shown, viewNamed(this.state.view));
   }
 
   /**
