@@ -134,6 +134,22 @@ test('units=words: every map is the core’s merge of the drawn piece maps, labe
     );
     assert.equal(new URL(page.url()).searchParams.get('units'), 'words');
 
+    // Its exports carry the words and the merged maps, and say how they were merged.
+    const exported = await page.evaluate(async () => {
+      const fig = window.attentionFigure;
+      const svg = new DOMParser().parseFromString(fig.exportSVG(), 'image/svg+xml');
+      const png = await fig.exportPNG(1);
+      return { json: fig.exportJSON(), texts: [...svg.querySelectorAll('text')].map((t) => t.textContent), png: png.size };
+    });
+    assert.deepEqual(exported.json.tokens, SENTENCE.split(' '));
+    assert.equal(exported.json.settings.units, 'words');
+    assert.match(exported.json.source, /context 32 pieces; .*word-level: a word’s weight on another is the sum over that word’s pieces/);
+    const json0 = exported.json.attentions[0][0].flat();
+    merged.data.forEach((v, k) => assert.ok(Math.abs(json0[k] - v) <= 1e-6, `JSON cell ${k}`));
+    for (const word of SENTENCE.split(' ')) assert.ok(exported.texts.includes(word), `the SVG labels “${word}”`);
+    assert.ok(!exported.texts.some((t) => t.startsWith('##')), 'and no piece');
+    assert.ok(exported.png > 1000, 'a PNG');
+
     // Every layer × head and the rollout, merged.
     await page.selectOption('#view', 'model');
     await drawn(page, { source: 'encoder', units: 'words', view: 'model' });
@@ -301,6 +317,38 @@ test('a sentence over the context is cut at a whole word, counted in pieces, and
     );
     assert.deepEqual(problems, []);
   } finally {
+    await page.close();
+  }
+});
+
+test('while a model loads the last figure stays and a quiet line says what loads; then the model draws', async () => {
+  let release;
+  const gate = new Promise((done) => (release = done));
+  const { page, problems } = await openWatched(browser, `${url}?sentence=${encodeURIComponent(SENTENCE)}`, {
+    viewport: { width: 1280, height: 900 },
+    // The encoder's file waits until the test lets it through.
+    before: (p) => p.route('**/encoder.bin', async (route) => (await gate, route.continue())),
+  });
+  try {
+    await drawn(page, { source: 'vectors' });
+    const vectorsMap = (await figureState(page, null)).map;
+    await page.click('#more');
+    await page.selectOption('#source', 'encoder');
+    await page.waitForFunction(() => !document.getElementById('loading').hidden);
+    const during = await page.evaluate(() => ({
+      busy: document.querySelector('.af').getAttribute('aria-busy'),
+      plot: !document.getElementById('plot').hidden,
+      loading: document.getElementById('loading').textContent,
+    }));
+    assert.deepEqual(during, { busy: 'true', plot: true, loading: 'Loading the trained encoder (under 1 MB, once)…' });
+    assert.equal((await figureState(page, null)).map.T, vectorsMap.T, 'the word-vector figure is still there');
+    release();
+    await drawn(page, { source: 'encoder' });
+    assert.equal(await page.isHidden('#loading'), true);
+    assertWeights((await figureState(page, null)).map, encoder.run(SENTENCE).layers[0].heads[0].weights, 'the encoder, loaded');
+    assert.deepEqual(problems, []);
+  } finally {
+    release();
     await page.close();
   }
 });
