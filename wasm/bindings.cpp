@@ -735,6 +735,8 @@ class LanguageModelHandle {
       total = encoding.ids.size();
       if (total <= context) return text;
       kept = encoding.word_of[context];  // the word of the first piece past the context: kept are those before it
+      // A first word longer than the whole context cannot be cut at a word: the core refuses it by name.
+      if (kept == 0) return text;
       tokens = static_cast<std::size_t>(
           std::find(encoding.word_of.begin(), encoding.word_of.end(), static_cast<std::uint32_t>(kept)) -
           encoding.word_of.begin());

@@ -217,6 +217,11 @@ test('fit: a sentence over the context is cut at a whole word, its pieces all in
     assert.equal(filled.position, 15);
     assert.deepEqual(filled.masked, [29, 30]);
     assert.deepEqual(filled.fitted.cut, cut);
+    // A first word longer than the whole context has no whole word to cut at: refused by name, as without fit.
+    assert.throws(
+      () => model.run('a'.repeat(200), { fit: true }),
+      (e) => e instanceof api.AttentionError && /\(1 words\) but the model's context holds 32 pieces/.test(e.message),
+    );
   });
   withModel(bytes.words, (model) => {
     const long = Array.from({ length: model.context + 5 }, (_, i) => (i % 2 ? 'train' : 'the')).join(' ');

@@ -13,7 +13,20 @@ import { copyFile, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.mjs';
-import { assertLabels, assertWeights, drawn, figureState, openWatched, readHeatmaps, root, site, startSession } from './harness.mjs';
+import {
+  HOSTILE,
+  assertLabels,
+  assertWeights,
+  drawn,
+  elementCensus,
+  figureState,
+  openWatched,
+  readHeatmaps,
+  root,
+  settled,
+  site,
+  startSession,
+} from './harness.mjs';
 import { fromParams, toParams } from '../../web/lib/state.js';
 import { joinPieces, labelled } from '../../web/lib/compute/model.js';
 
@@ -349,6 +362,36 @@ test('while a model loads the last figure stays and a quiet line says what loads
     assert.deepEqual(problems, []);
   } finally {
     release();
+    await page.close();
+  }
+});
+
+test('hostile text on a pieces encoder: the core’s cut run or its message, nothing injected, no error', async () => {
+  const { page, problems } = await open('?source=encoder');
+  try {
+    const box = page.locator('#sentence');
+    const baseline = await elementCensus(page);
+    for (const { name, text } of HOSTILE) {
+      await box.fill(text);
+      const sentence = await box.inputValue();
+      await drawn(page, { source: 'encoder', sentence });
+      await settled(page, null);
+      const { map, message } = await figureState(page, null);
+      let want = null;
+      try {
+        want = encoder.run(sentence, { fit: true });
+      } catch (e) {
+        // No words, or one word longer than the whole context: the page says what the core says.
+        assert.ok(message, `${name}: a message for “${e.message}”`);
+      }
+      if (want) assertWeights(map, want.layers[0].heads[0].weights, name);
+      if (want) assertLabels(map, tokensOf(want), name);
+      const census = await elementCensus(page);
+      assert.deepEqual(census.counts, baseline.counts, `${name}: no element injected`);
+      assert.equal(census.pwned, null, `${name}: no payload ran`);
+      assert.deepEqual(problems, [], `${name}: no console error, page error or dialog`);
+    }
+  } finally {
     await page.close();
   }
 });
