@@ -170,11 +170,15 @@ export class Store {
 
   /**
    * Whether views keep the last good figure under this result: a bad edited cell (the message says which),
-   * or a word-vector shard on its way (a moment, said in the message) when the last figure is of word
-   * vectors too — rather than blank the figure at every keystroke of a rarer word.
+   * a word-vector shard on its way (a moment, said in the message) when the last figure is of word
+   * vectors too — rather than blank the figure at every keystroke of a rarer word — or a trained model
+   * still loading.
    */
   #keepsGood(result) {
-    return result.kind === 'cells' || (result.kind === 'loading' && Boolean(result.shards) && this.good?.kind === 'vectors');
+    if (result.kind === 'cells') return true;
+    if (result.kind !== 'loading' || !this.good) return false;
+    // A trained model on its way (under 1 MB, once): the last figure stays, usable, while a quiet line says so.
+    return (Boolean(result.shards) && this.good.kind === 'vectors') || isTrained(this.state.source);
   }
 
   /** Fetches the shards a result waits for: at once, but those of a word still being typed after a pause in typing. */

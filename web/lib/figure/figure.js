@@ -172,9 +172,9 @@ export class Figure {
       e.loading.textContent = loading ? problemOf(result, state) : '';
       return;
     }
-    // A word's vector on its way: the last figure stays, and the quiet line says what is loading.
+    // A word's vector or a trained model on its way: the last figure stays, and the quiet line says what is loading.
     e.loading.hidden = result.kind !== 'loading';
-    e.loading.textContent = result.kind === 'loading' ? result.message : '';
+    e.loading.textContent = result.kind === 'loading' ? problemOf(result, state) : '';
     if (result.kind === 'cells') this.#message(result.message, 'error');
     else this.#message(cutNote(state, shown, store.sources), 'note');
     e.plot.hidden = false;
