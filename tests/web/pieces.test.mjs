@@ -9,7 +9,7 @@
 // Build first: bash scripts/build.sh. Run: node --test tests/web/pieces.test.mjs
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFile, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { copyFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.mjs';
@@ -41,6 +41,14 @@ before(async () => {
   await cp(site, dir, { recursive: true });
   await copyFile(join(root, 'tests', 'reference', 'pieces_encoder.bin'), join(dir, 'encoder.bin'));
   await copyFile(join(root, 'tests', 'reference', 'pieces_decoder.bin'), join(dir, 'model.bin'));
+  // The widget reads its own copies.
+  await copyFile(join(dir, 'encoder.bin'), join(dir, 'widget', 'encoder.bin'));
+  await copyFile(join(dir, 'model.bin'), join(dir, 'widget', 'model.bin'));
+  await writeFile(
+    join(dir, 'examples', 'pieces.html'),
+    `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="../widget/attention-widget.js"></script>
+<attention-figure id="fig" sentence="${SENTENCE}" source="encoder" units="words" view="heatmap"></attention-figure>`,
+  );
   ({ server, url } = await startServer(dir, 0));
   core = await session.api.loadAttentionWithModel({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_model_wasm.wasm')) });
   encoder = core.loadModel(new Uint8Array(await readFile(join(dir, 'encoder.bin'))));
@@ -214,6 +222,29 @@ test('units round-trips through the URL and the state; a words model offers none
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
+  }
+  // The widget's attribute of the same name.
+  const widget = await openWatched(browser, `${url}examples/pieces.html`, { viewport: { width: 1000, height: 900 } });
+  try {
+    await drawn(widget.page, { scope: '#fig', timeout: 30_000, source: 'encoder', units: 'words' });
+    const { map } = await figureState(widget.page, '#fig');
+    const run = encoder.run(SENTENCE);
+    assertWeights(
+      map,
+      encoder.mergePieces(
+        run.layers[0].heads[0].weights,
+        run.tokens.map((t) => t.word),
+      ),
+      'widget units="words"',
+    );
+    assertLabels(map, wordTokens(SENTENCE.split(' ')), 'widget words');
+    // Set from a script, the attribute switches it back to pieces.
+    await widget.page.evaluate(() => document.getElementById('fig').setAttribute('units', 'pieces'));
+    await drawn(widget.page, { scope: '#fig', source: 'encoder', units: 'pieces' });
+    assertLabels((await figureState(widget.page, '#fig')).map, tokensOf(run), 'widget pieces');
+    assert.deepEqual(widget.problems, []);
+  } finally {
+    await widget.page.close();
   }
   // The real site's words encoder: no units to choose.
   const words = await open('?source=encoder', { base: session.url });
