@@ -426,3 +426,19 @@ test('hostile text on a pieces encoder: the core’s cut run or its message, not
     await page.close();
   }
 });
+
+test('predict, then reveal, asks about the rows the figure draws: the words with units=words', async () => {
+  const { page, problems } = await open('?source=encoder&units=words&word=1');
+  try {
+    await page.click('#predict-row-start');
+    const queries = await page.$$eval('#predict-row-query option', (os) => os.map((o) => o.textContent));
+    assert.deepEqual(
+      queries,
+      SENTENCE.split(' ').map((w, i) => `${w} (${i + 1})`),
+    );
+    assert.equal(await page.inputValue('#predict-row-query'), '1');
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
+});
