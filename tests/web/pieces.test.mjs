@@ -314,10 +314,24 @@ test('fill the blank on a word of three pieces: any of its pieces hides them all
     assert.deepEqual(await buttons.allTextContents(), SENTENCE.split(' '));
     assert.equal(await buttons.nth(LEFT).getAttribute('aria-pressed'), 'true');
 
-    // The heads ranking the core cannot give a pieces encoder yet: a line says so, the page goes on.
+    // The heads ranking: the core's when it gives one for a pieces encoder (helper B's head_effects);
+    // while it refuses, a line says why and the page goes on.
     await page.click('#predictions .effects-button');
     await page.waitForSelector('#predictions .effects-body p');
-    assert.match(await page.textContent('#predictions .effects-body'), /cannot be ranked for this model yet/);
+    let effects = null;
+    try {
+      effects = encoder.headEffects(SENTENCE, { position: LEFT });
+    } catch (e) {
+      assert.ok(e instanceof session.api.AttentionError, e.message);
+      assert.match(await page.textContent('#predictions .effects-body'), /cannot be ranked for this model yet/);
+    }
+    if (effects) {
+      const drops = await page.$$eval('#predictions .effect', (bs) => bs.map((b) => Number(b.dataset.drop)));
+      assert.deepEqual(
+        drops,
+        effects.heads.map((e) => e.drop),
+      );
+    }
     assert.equal(await page.isVisible('#plot'), true);
 
     // With a head switched off, before → after still lists whole words.
