@@ -216,6 +216,20 @@ export interface ModelRun<K extends Step = Step> {
   predictions: Prediction[];
   /** captions[layer][head]: what the head does on held-out text, measured (model/README.md). */
   captions: string[][];
+  /** With run's or fill's `wordLevel`: every head's map and the rollout merged to words, from the same call. */
+  wordMaps?: WordMaps;
+  /** With run's `fit`: the text the model read and, when it was cut, how. */
+  fitted?: Fitted;
+}
+
+/**
+ * What a run with `fit` read: `text`, the sentence itself or its first whole words the context holds
+ * (joined by spaces: they tokenise back to themselves); `cut` null when nothing was cut, else the words
+ * and tokens (pieces; a words model: its words) kept and the whole sentence's counts.
+ */
+export interface Fitted {
+  text: string;
+  cut: { words: number; pieces: number; totalWords: number; totalPieces: number } | null;
 }
 
 /** One head's learnt projections: Q = LN1(x)·Wq + bq, K = LN1(x)·Wk + bk, V = LN1(x)·Wv + bv. */
@@ -298,6 +312,8 @@ export interface FilledBlank<K extends Step = Step> {
   guesses: Prediction[];
   /** The encoder on the masked sentence: run.tokens[t] is '[MASK]' for every t of masked; every layer, head and the rollout. */
   run: ModelRun<K>;
+  /** With fill's `fit`: the text the model read and, when it was cut, how. */
+  fitted?: Fitted;
 }
 
 /**
@@ -307,6 +323,8 @@ export interface FilledBlank<K extends Step = Step> {
 export interface WordMaps {
   /** How many words the sentence has: each map is words × words. */
   words: number;
+  /** Only from run's or fill's `wordLevel`: each word as tokenised (a pieces model: its pieces' bytes joined). */
+  labels?: string[];
   /** heads[layer][head]: that head's weights, merged. */
   heads: Matrix[][];
   /** The rollout, merged. */
@@ -339,19 +357,26 @@ export interface LanguageModel {
    * Tokenise, run every layer, roll out the attention; the decoder also predicts the `top` (default 5)
    * next words (the encoder predicts nothing here: see fill). `keep` picks the steps each head returns,
    * as in StepOptions (default: all seven). `off`: parts of the model to switch off (SwitchedOff).
+   * `wordLevel`: the run also holds `wordMaps`, every head's map and the rollout merged to words as
+   * wordMaps() merges them (with the words' labels), in the same call. `fit`: a sentence longer than the
+   * context is cut at a whole word (its first words whose tokens all fit) instead of refused; `fitted` says so.
    */
-  run<K extends Step = Step>(sentence: string, options?: { top?: number; keep?: readonly K[]; off?: SwitchedOff }): ModelRun<K>;
+  run<K extends Step = Step>(
+    sentence: string,
+    options?: { top?: number; keep?: readonly K[]; off?: SwitchedOff; wordLevel?: boolean; fit?: boolean },
+  ): ModelRun<K>;
   /**
    * Encoder only: replace word `position` (0 … words − 1; a words model: its token; a pieces model: all of its
    * pieces, see `masked`) of the sentence by '[MASK]', run the encoder and return the `top` (default 5)
    * guesses for it with that run (a pieces model's: whole words). Throws an AttentionError for the decoder
    * ("needs an encoder"), a position outside the sentence (the message gives the range), or a sentence
-   * the context cannot hold. `off`: parts of the model to switch off (SwitchedOff).
+   * the context cannot hold (unless `fit`). `off`: parts of the model to switch off (SwitchedOff).
+   * `wordLevel`, `fit`: as for run, on the masked run (`fit` moves a blank past the cut text's words to its last).
    */
   fill<K extends Step = Step>(
     sentence: string,
     position: number,
-    options?: { top?: number; keep?: readonly K[]; off?: SwitchedOff },
+    options?: { top?: number; keep?: readonly K[]; off?: SwitchedOff; wordLevel?: boolean; fit?: boolean },
   ): FilledBlank<K>;
   /**
    * Which heads matter for one guess, in one core call: the target's probability and rank with `off`

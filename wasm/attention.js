@@ -518,6 +518,13 @@ function wrap(raw) {
     };
   };
 
+  // run's and fill's wordLevel and fit, as the bits after the steps' the bindings read (bindings.cpp, kWordMaps, kFit).
+  const runFlags = (wordLevel, fit) => {
+    if (typeof wordLevel !== 'boolean') throw new AttentionError(`wordLevel must be true or false, got ${JSON.stringify(wordLevel)}`);
+    if (typeof fit !== 'boolean') throw new AttentionError(`fit must be true or false, got ${JSON.stringify(fit)}`);
+    return (wordLevel ? 0x100 : 0) | (fit ? 0x200 : 0);
+  };
+
   /** A trained model: kind 'decoder' (model.bin, causal) or 'encoder' (encoder.bin, bidirectional, fill). */
   class LanguageModel {
     #handle;
@@ -530,24 +537,32 @@ function wrap(raw) {
       this.#size = info.vocabularySize;
       this.#encoder = info.kind === 'encoder';
     }
-    /** @param {string} sentence @param {{ top?: number, keep?: readonly string[], off?: import('./attention.js').SwitchedOff }} [options] */
-    run(sentence, { top = 5, keep, off } = {}) {
+    /**
+     * wordLevel: the result also holds `wordMaps` (every head's map and the rollout merged to words, with
+     * the words' text) from the same call; fit: a text longer than the context is cut at a whole word
+     * (`fitted` says to what) instead of refused.
+     * @param {string} sentence
+     * @param {{ top?: number, keep?: readonly string[], off?: import('./attention.js').SwitchedOff, wordLevel?: boolean, fit?: boolean }} [options]
+     */
+    run(sentence, { top = 5, keep, off, wordLevel = false, fit = false } = {}) {
       if (!this.#handle) throw new AttentionError('this model was deleted');
       if (typeof sentence !== 'string') throw new AttentionError('run needs a string');
-      return checked(this.#handle.run(sentence, asTop(top), keepMask(keep), asIntervention(off)));
+      return checked(this.#handle.run(sentence, asTop(top), keepMask(keep) | runFlags(wordLevel, fit), asIntervention(off)));
     }
     /**
      * Fill the blank (encoder only): word `position` (from 0) of the sentence replaced by [MASK] (a pieces
      * model: every piece of that word); { tokens (as written), position, masked (the token positions hidden),
      * guesses: the `top` whole words for the blank, run (the masked sentence's) }.
      * @param {string} sentence @param {number} position
-     * @param {{ top?: number, keep?: readonly string[], off?: import('./attention.js').SwitchedOff }} [options]
+     * wordLevel and fit as for run (fit: a blank past the cut text's words moves to its last word).
+     * @param {{ top?: number, keep?: readonly string[], off?: import('./attention.js').SwitchedOff, wordLevel?: boolean, fit?: boolean }} [options]
      */
-    fill(sentence, position, { top = 5, keep, off } = {}) {
+    fill(sentence, position, { top = 5, keep, off, wordLevel = false, fit = false } = {}) {
       if (!this.#handle) throw new AttentionError('this model was deleted');
       if (typeof sentence !== 'string') throw new AttentionError('fill needs a string');
       if (!Number.isInteger(position)) throw new AttentionError(`position must be a whole number, got ${JSON.stringify(position)}`);
-      return checked(this.#handle.fill(sentence, position, asTop(top), keepMask(keep), asIntervention(off)));
+      const flags = keepMask(keep) | runFlags(wordLevel, fit);
+      return checked(this.#handle.fill(sentence, position, asTop(top), flags, asIntervention(off)));
     }
     /**
      * Which heads matter for one guess: each head switched off in turn (in `mode`, on top of `off`), the

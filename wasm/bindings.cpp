@@ -83,6 +83,11 @@ HeadWeights to_head(const val& w) {
 // input X, for the sentence handle (SentenceHandle) only.
 constexpr unsigned kAllSteps = 0x7f;
 constexpr unsigned kKeepX = 0x80;
+// The language model's run and fill read two more bits (attention.js, `wordLevel` and `fit`): bit 8, every
+// head's map and the rollout also merged to words in the same call (a pieces model's page draws words
+// from one crossing); bit 9, a text longer than the context is cut at a whole word rather than refused.
+constexpr unsigned kWordMaps = 0x100;
+constexpr unsigned kFit = 0x200;
 unsigned keep_of(const val& options) {
   const val keep = options["keep"];
   return keep.isUndefined() ? kAllSteps : keep.as<unsigned>();
@@ -591,6 +596,46 @@ val run_to_js(const LanguageModel& model, const ModelRun& r, unsigned keep, cons
   return out;
 }
 
+// Every head's map and the rollout of a run merged to words (attn::merge_pieces_to_words: the sum over a
+// word's keys, the mean over its queries), with each word's text: { words, labels, heads[layer][head],
+// rollout }. A words model's maps come back as they are (each word is its own token).
+val word_maps_to_js(const LanguageModel& model, const ModelRun& r) {
+  std::vector<std::uint32_t> word_of;
+  val labels = val::array();
+  std::vector<std::uint32_t> ids;  // the current word's pieces, for its text
+  const auto flush = [&] {         // a word the blank hides reads [MASK] once, not once per piece
+    const bool masked = !model.causal && !ids.empty() && std::all_of(ids.begin(), ids.end(), [&](std::uint32_t id) {
+      return Index(id) == model.mask_id;
+    });
+    if (!ids.empty())
+      push(labels,
+           val(masked ? model.vocabulary[static_cast<std::size_t>(model.mask_id)] : model.pieces->decode_word(ids)));
+    ids.clear();
+  };
+  for (const ModelToken& t : r.tokens) {
+    if (!word_of.empty() && static_cast<std::uint32_t>(t.word) != word_of.back() && model.pieces) flush();
+    word_of.push_back(static_cast<std::uint32_t>(t.word));
+    if (model.pieces)
+      ids.push_back(static_cast<std::uint32_t>(t.id));
+    else
+      push(labels, val(t.text));
+  }
+  if (model.pieces) flush();
+  val heads = val::array();
+  for (const LayerSteps& layer : r.steps.layers) {
+    val maps = val::array();
+    for (const AttentionSteps& head : layer.attention.heads)
+      push(maps, to_js(merge_pieces_to_words(head.weights, word_of)));
+    push(heads, maps);
+  }
+  val out = val::object();
+  put(out, "words", static_cast<double>(word_of.empty() ? 0 : word_of.back() + 1));
+  put(out, "labels", labels);
+  put(out, "heads", heads);
+  put(out, "rollout", to_js(merge_pieces_to_words(r.rollout, word_of)));
+  return out;
+}
+
 // What to switch off, as attention.js's asIntervention lays it out: { heads: Int32Array of (layer, head)
 // pairs, mode: 0 zero, 1 mean, 2 uniform (for every listed head), layers: Int32Array, positions: bool },
 // or undefined/null for none. The core checks the layers and heads against the model.
@@ -642,7 +687,14 @@ class LanguageModelHandle {
   val run(std::string text, unsigned top_k, unsigned keep, val off) const {
     return guarded([&] {
       if (!loaded_) throw AttentionError("no model is loaded");
-      return run_to_js(model_, run_model(model_, text, top_k, intervention_from_js(off)), keep, captions());
+      val cut = val::null();
+      std::size_t words = 0;
+      if (keep & kFit) text = fit(text, cut, words);
+      const ModelRun r = run_model(model_, text, top_k, intervention_from_js(off));
+      val out = run_to_js(model_, r, keep, captions());
+      if (keep & kWordMaps) put(out, "wordMaps", word_maps_to_js(model_, r));
+      if (keep & kFit) put(out, "fitted", fitted_to_js(text, cut));
+      return out;
     });
   }
 
@@ -655,8 +707,17 @@ class LanguageModelHandle {
       // fill_blank names the valid range.
       const Index at = static_cast<Index>(
           std::clamp(position, double(std::numeric_limits<int>::min()), double(std::numeric_limits<int>::max())));
-      const FilledBlank blank = fill_blank(model_, text, at, top_k, intervention_from_js(off));
+      val cut = val::null();
+      Index word = at;
+      if (keep & kFit) {
+        std::size_t words = 0;
+        text = fit(text, cut, words);
+        // A blank past the (cut) text's words moves to its last word, as the page keeps its blank.
+        if (words > 0) word = std::min<Index>(at, static_cast<Index>(words) - 1);
+      }
+      const FilledBlank blank = fill_blank(model_, text, word, top_k, intervention_from_js(off));
       val run = run_to_js(model_, blank.run, keep, captions());
+      if (keep & kWordMaps) put(run, "wordMaps", word_maps_to_js(model_, blank.run));
       val out = val::object();
       put(out, "tokens", tokens_to_js(blank.tokens));
       put(out, "position", static_cast<double>(blank.position));
@@ -665,8 +726,52 @@ class LanguageModelHandle {
       put(out, "masked", masked);
       put(out, "guesses", run["predictions"]);
       put(out, "run", run);
+      if (keep & kFit) put(out, "fitted", fitted_to_js(text, cut));
       return out;
     });
+  }
+
+  // The text cut to what the context holds, at a whole word (words joined by spaces tokenise back to
+  // themselves, so the cut text runs as it reads); `cut` is set to { words, pieces, totalWords,
+  // totalPieces } when it was cut (the counts of what is kept, then of the whole text), else left null;
+  // word_count to the words it holds. A pieces model counts pieces: the first words whose pieces all fit.
+  std::string fit(const std::string& text, val& cut, std::size_t& word_count) const {
+    std::vector<std::string> words;
+    std::size_t kept = 0, tokens = 0, total = 0;
+    const std::size_t context = static_cast<std::size_t>(model_.context);
+    if (model_.pieces) {
+      const PieceEncoding encoding = model_.pieces->encode(text);
+      words = encoding.words;
+      word_count = words.size();
+      total = encoding.ids.size();
+      if (total <= context) return text;
+      kept = encoding.word_of[context];  // the word of the first piece past the context: kept are those before it
+      // A first word longer than the whole context cannot be cut at a word: the core refuses it by name.
+      if (kept == 0) return text;
+      tokens = static_cast<std::size_t>(
+          std::find(encoding.word_of.begin(), encoding.word_of.end(), static_cast<std::uint32_t>(kept)) -
+          encoding.word_of.begin());
+    } else {
+      words = tokenize(text);
+      word_count = total = words.size();
+      if (total <= context) return text;
+      kept = tokens = context;
+    }
+    word_count = kept;
+    std::string out;
+    for (std::size_t w = 0; w < kept; ++w) out += (w ? " " : "") + words[w];
+    cut = val::object();
+    put(cut, "words", static_cast<double>(kept));
+    put(cut, "pieces", static_cast<double>(tokens));
+    put(cut, "totalWords", static_cast<double>(words.size()));
+    put(cut, "totalPieces", static_cast<double>(total));
+    return out;
+  }
+  static val fitted_to_js(const std::string& text, const val& cut) {
+    val out = val::object();
+    put(out, "text", text);
+    put(out, "cut", cut);
+    return out;
   }
 
   // Which heads matter for one guess (attn::head_effects): `off` the base intervention, `mode` (0 zero,

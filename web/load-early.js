@@ -37,7 +37,7 @@ import { coreFile } from './lib/core-file.js';
   // index.html, the default state's, is not shown (style.css); the live figure draws the link's state.
   // The names: lib/state.js's STATE_KEYS (and its legacy scale), which this classic script does not import.
   var linked =
-    /(^|[?&])(sentence2?|input|source|view|word|score|scale|temperature|mask|norm|diagonal|heads|seed|layer|head|blank|weights|dk|bias|full|tour|off|off-mode|embed)=/;
+    /(^|[?&])(sentence2?|input|source|view|word|score|scale|temperature|mask|norm|diagonal|heads|seed|layer|head|blank|weights|dk|bias|full|tour|off|off-mode|units|embed)=/;
   if (linked.test(location.search)) document.documentElement.classList.add('linked-state');
   // The word vectors serve the figure and, below it, the walkthrough (even when the figure shows the model).
   compile(coreFile());

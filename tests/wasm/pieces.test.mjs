@@ -168,6 +168,74 @@ test('a piece-level map merged to words by the core: by hand on a small case, ro
   });
 });
 
+test('wordLevel: run and fill return every merged map in the same call, equal to mergePieces of their own maps', () => {
+  for (const kind of ['encoder', 'decoder', 'words']) {
+    withModel(bytes[kind], (model) => {
+      const runs = [model.run(SENTENCE, { wordLevel: true })];
+      if (model.kind === 'encoder') runs.push(model.fill(SENTENCE, 4, { wordLevel: true }).run);
+      for (const run of runs) {
+        const wordOf = run.tokens.map((t) => t.word);
+        const maps = run.wordMaps;
+        assert.equal(maps.words, 7, kind);
+        // The words as the sentence's; a word the blank hides reads [MASK] once, however many pieces it has.
+        assert.equal(maps.labels.length, 7, kind);
+        SENTENCE.split(' ').forEach((word, w) => {
+          const hidden = run.tokens.some((t) => t.word === w && t.text === '[MASK]');
+          assert.equal(maps.labels[w], hidden ? '[MASK]' : word, `${kind} word ${w}`);
+        });
+        run.layers.forEach((layer, l) =>
+          layer.heads.forEach((head, h) =>
+            assertClose(rowsOf(maps.heads[l][h]), rowsOf(model.mergePieces(head.weights, wordOf)), 0, `${kind} L${l}.H${h}`),
+          ),
+        );
+        assertClose(rowsOf(maps.rollout), rowsOf(model.mergePieces(run.rollout, wordOf)), 0, `${kind} rollout`);
+      }
+      // Without the option nothing more comes back.
+      assert.equal(model.run(SENTENCE).wordMaps, undefined);
+    });
+  }
+  withModel(bytes.encoder, (model) => {
+    for (const bad of ['yes', 1, null]) assert.throws(() => model.run(SENTENCE, { wordLevel: bad }), api.AttentionError, String(bad));
+  });
+});
+
+test('fit: a sentence over the context is cut at a whole word, its pieces all inside the context', () => {
+  withModel(bytes.encoder, (model) => {
+    assert.deepEqual(model.run(SENTENCE, { fit: true }).fitted, { text: SENTENCE, cut: null });
+    // 'station' is two pieces: 20 of them are 40 pieces; the context (32) holds 16 words.
+    const long = 'the ' + Array.from({ length: 20 }, () => 'station').join(' ');
+    const run = model.run(long, { fit: true });
+    const { text, cut } = run.fitted;
+    assert.deepEqual(cut, { words: 16, pieces: 31, totalWords: 21, totalPieces: 41 });
+    assert.equal(text, long.split(' ').slice(0, 16).join(' '));
+    assert.equal(run.tokens.length, 31);
+    assert.ok(run.tokens.length <= model.context);
+    // The cut text reads as itself: no cut, the same tokens.
+    assert.deepEqual(model.run(text, { fit: true }).fitted, { text, cut: null });
+    // fill's blank is a word of the cut text; one past it moves to the last word.
+    const filled = model.fill(long, 40, { fit: true });
+    assert.equal(filled.position, 15);
+    assert.deepEqual(filled.masked, [29, 30]);
+    assert.deepEqual(filled.fitted.cut, cut);
+    // A first word longer than the whole context has no whole word to cut at: refused by name, as without fit.
+    assert.throws(
+      () => model.run('a'.repeat(200), { fit: true }),
+      (e) => e instanceof api.AttentionError && /\(1 words\) but the model's context holds 32 pieces/.test(e.message),
+    );
+  });
+  withModel(bytes.words, (model) => {
+    const long = Array.from({ length: model.context + 5 }, (_, i) => (i % 2 ? 'train' : 'the')).join(' ');
+    const { fitted, tokens } = model.run(long, { fit: true });
+    assert.deepEqual(fitted.cut, {
+      words: model.context,
+      pieces: model.context,
+      totalWords: model.context + 5,
+      totalPieces: model.context + 5,
+    });
+    assert.equal(tokens.length, model.context);
+  });
+});
+
 test('words models: tokens are their own words, a blank masks its token, guesses are one id, maps are the run', () => {
   withModel(bytes.words, (model) => {
     const filled = model.fill(SENTENCE, 4);
@@ -221,7 +289,8 @@ test('pieces fills, merges and refusals leave the wasm heap where it was', () =>
         if (i % 4 === 0) model.wordMaps(model.fill(SENTENCE, i % 7));
         else if (i % 4 === 1) model.fill(SENTENCE, 9);
         else if (i % 4 === 2) model.mergePieces([[1, 0]], [0]);
-        else model.run('station '.repeat(40));
+        else if (i % 8 === 3) model.run('station '.repeat(40));
+        else model.fill('station '.repeat(40), 30, { wordLevel: true, fit: true });
       } catch (e) {
         if (!(e instanceof api.AttentionError)) throw e;
       }

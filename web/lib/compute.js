@@ -28,7 +28,11 @@
 //              (word vectors: from the Q, K, V and weights the core holds)
 //   release(result) frees what the core holds for a word-vector or seed 003 result (its X and steps):
 //              call it when no view will draw the result again; heads/terms not yet computed then throw
-//   model      { run, layer, head, rollout, layers, heads, context, info, learnt(l) } with the trained model
+//   model      { run, layer, head, rollout, layers, heads, context, info, learnt(l), blank } with the trained
+//              model (blank: { position (a word), masked (its token positions), tokens (as written), word, guesses })
+//   vocabulary a trained model's 'words' | 'pieces';  cut: a pieces model's cut { words, pieces, totalWords,
+//              totalPieces } or null;  wordLevel: a pieces model's result as words (units=words: every map
+//              merged by the core; no steps), whose `pieces` is this result
 //   imported   { layers, heads, layer, head } with imported attention
 //   rounding() seed 003 only: the article's rounded weights and their outputs (core.weightedSum)
 //   storyWord  the query whose strongest link to another word is strongest: the word the caption,
@@ -41,10 +45,10 @@ import { AttentionError } from './loader.js';
 import { isTrained } from './sources.js';
 import { CellError, cellMessage } from './compute/parts.js';
 import { MAX_TOKENS, SEED003, release, vectorResult } from './compute/vectors.js';
-import { importedResult, modelResult } from './compute/model.js';
+import { importedResult, modelResult, unitsOf } from './compute/model.js';
 
 export { HEAD_SHARPNESS } from './rng.js';
-export { MAX_TOKENS, SEED003, release };
+export { MAX_TOKENS, SEED003, release, unitsOf };
 export { HAND_DEFAULT, computeHand } from './compute/hand.js';
 
 /** The fields of the state the main computation depends on (the rest only changes what is drawn). */

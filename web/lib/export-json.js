@@ -1,6 +1,8 @@
 // The JSON export's numbers: what a figure draws as Hugging Face-shaped data (tokens + attentions,
 // layers × heads × T × T), so the file imports back (importer.js), plus how the numbers were made.
 import { describeOff } from './switches.js';
+/** How a pieces model's maps become words (units=words), in the figure's words. */
+export const WORD_RULE = 'word-level: a word’s weight on another is the sum over that word’s pieces, averaged over its own pieces';
 /** A matrix as rows of plain numbers. */
 export const matrixRows = (m) => {
   const out = [];
@@ -39,7 +41,8 @@ export function toJSON(result, state) {
       source:
         `${result.model.kind === 'encoder' ? 'trained bidirectional transformer encoder, masked-word objective (data/encoder.bin)' : 'trained causal transformer language model (data/model.bin)'}: ` +
         `${result.model.layers} layers × ${result.model.heads} heads, ` +
-        `d_k = ${result.projection.dk}, context ${result.cap}; rollout after Abnar & Zuidema (2020), residual counted as 0.5·I` +
+        `d_k = ${result.projection.dk}, context ${result.model.context}${result.vocabulary === 'pieces' ? ' pieces' : ''}; rollout after Abnar & Zuidema (2020), residual counted as 0.5·I` +
+        (result.units === 'words' ? `; ${WORD_RULE}` : '') +
         (result.model.off
           ? `; ${describeOff(result.model.off)} switched off${result.model.off.heads.length ? ` (${result.model.offMode})` : ''}`
           : ''),
@@ -50,6 +53,7 @@ export function toJSON(result, state) {
         head: state.head,
         blank: state.blank,
         ...(state.off ? { off: state.off, offMode: state.offMode } : {}),
+        ...(result.vocabulary === 'pieces' ? { units: state.units } : {}),
       },
     };
   }

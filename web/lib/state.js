@@ -20,6 +20,8 @@
 //   off          a trained model's parts switched off, 1-based, comma-separated: 'L.H' a head, 'L' a whole
 //                layer's attention, 'positions' the positional encoding (e.g. '1.2,1.3'); '' for none
 //   offMode      how a switched-off head is replaced: zero | mean | uniform (URL and attribute: off-mode)
+//   units        a pieces model's maps: pieces (a row and column per piece, "sta", "##tion") | words (each
+//                map merged to words by the core); offered only for a pieces model, the walkthrough stays on pieces
 import { ROLLOUT, SOURCES, SOURCE_NAMES, isTrained } from './sources.js';
 import { PAGE_SCORES } from './scores.js';
 import { OFF_MODES, offList } from './switches.js';
@@ -39,6 +41,7 @@ export const THEMES = ['auto', 'light', 'dark'];
 export const CHOICES = {
   view: VIEWS,
   offMode: OFF_MODES,
+  units: ['pieces', 'words'],
   source: SOURCES,
   score: SCORES,
   mask: ['none', 'causal'],
@@ -71,6 +74,7 @@ export const STATE_KEYS = [
   'tour',
   'off',
   'offMode',
+  'units',
 ];
 /** The URL parameter (and widget attribute) of a state key where the two differ: attributes are lower-case. */
 const PARAMS = { offMode: 'off-mode' };
@@ -104,6 +108,7 @@ export const DEFAULTS = Object.freeze({
   tour: null,
   off: '',
   offMode: 'zero',
+  units: 'pieces',
 });
 
 const int = (v, lo, hi, fallback) => {
@@ -201,6 +206,8 @@ export function apply(state, changes) {
   if (opening && next.sentence === DEFAULTS.sentence && changes.sentence === undefined) {
     Object.assign(next, { sentence: opening.sentence, word: changes.word ?? opening.word, input: 'sentence' });
   }
+  // Pieces and words are different rows: the selected one means nothing in the other.
+  if (changes.units !== undefined && changes.units !== state.units && changes.word === undefined) next.word = null;
   if (changes.input === 'seed003' && state.input !== 'seed003') {
     Object.assign(next, { weights: 'seed', score: 'dot', word: changes.word ?? 0, bias: false, source: 'vectors' });
   }
@@ -214,6 +221,7 @@ export function normalise(state) {
   if (s.input === 'seed003' && isTrained(s.source)) s.input = 'sentence';
   if (s.source !== 'encoder') s.blank = null; // only the encoder fills a blank
   if (!isTrained(s.source)) s.off = ''; // only a trained model has parts to switch off
+  if (!isTrained(s.source)) s.units = DEFAULTS.units; // only a trained model reads pieces
   // A view that cannot show this state (every layer × head without a trained model) gives way to the first view.
   if (!isAvailable(viewNamed(s.view), s)) s.view = DEFAULTS.view;
   if (s.source === 'model') s.source = 'decoder';

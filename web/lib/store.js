@@ -6,7 +6,7 @@
 // every subscriber, which redraws from (state, result). Nothing else holds a copy of the sentence or
 // computes anything.
 import { loadComposedShards, loadCore, loadEncoder, loadFirstVectors, loadModel, loadShardedVectors, loadVectors } from './loader.js';
-import { HAND_DEFAULT, compute, computeHand, release } from './compute.js';
+import { HAND_DEFAULT, compute, computeHand, release, unitsOf } from './compute.js';
 import { frozenCells } from './cells.js';
 import { DEFAULTS, apply, isTrained } from './state.js';
 import { isAvailable, viewNamed } from './views/registry.js';
@@ -163,13 +163,22 @@ export class Store {
     return this.result?.ok ? this.result : this.result && this.#keepsGood(this.result) ? this.good : null;
   }
 
+  /** What the figure draws: `shown`, or with units=words a pieces model's words (compute.js unitsOf). */
+  get drawn() {
+    return unitsOf(this.state, this.shown, viewNamed(this.state.view));
+  }
+
   /**
    * Whether views keep the last good figure under this result: a bad edited cell (the message says which),
-   * or a word-vector shard on its way (a moment, said in the message) when the last figure is of word
-   * vectors too — rather than blank the figure at every keystroke of a rarer word.
+   * a word-vector shard on its way (a moment, said in the message) when the last figure is of word
+   * vectors too — rather than blank the figure at every keystroke of a rarer word — or a trained model
+   * still loading.
    */
   #keepsGood(result) {
-    return result.kind === 'cells' || (result.kind === 'loading' && Boolean(result.shards) && this.good?.kind === 'vectors');
+    if (result.kind === 'cells') return true;
+    if (result.kind !== 'loading' || !this.good) return false;
+    // A trained model on its way (under 1 MB, once): the last figure stays, usable, while a quiet line says so.
+    return (Boolean(result.shards) && this.good.kind === 'vectors') || isTrained(this.state.source);
   }
 
   /** Fetches the shards a result waits for: at once, but those of a word still being typed after a pause in typing. */

@@ -182,6 +182,8 @@ export const FIGURE_CSS = `
 .af .blank-words:empty { display: none; }
 .af .blank-word { font-family: var(--af-mono); padding: 0.15rem 0.5rem; }
 .af .blank-word[aria-pressed=true] { background: var(--af-accent); border-color: var(--af-accent); color: var(--af-panel); }
+.af .blank-word.continues { margin-left: -0.25rem; }
+.af .prediction-list .guess-pieces { display: block; font-size: 0.85em; font-weight: 400; color: var(--af-muted); }
 /* The every-layer view: a row per layer; on a narrow screen a row scrolls sideways on its own. */
 .af .model-view { display: grid; grid-template-columns: minmax(0, 1fr); gap: 0.6rem; max-width: 100%; }
 .af .model-row-title { margin: 0; font-size: 0.9rem; }

@@ -83,6 +83,13 @@ export interface FigureState {
    * sentence's positions) or 'uniform' (it attends evenly). Attribute and URL parameter: off-mode="mean".
    */
   offMode: 'zero' | 'mean' | 'uniform';
+  /**
+   * A pieces model's maps (a model whose vocabulary is SentencePiece pieces): 'pieces', a row and column
+   * per piece labelled the BertViz way ('sta', '##tion'), or 'words', every map merged to words by the core
+   * (a word's weight on another: the sum over that word's pieces, averaged over its own pieces). The steps
+   * stay on pieces. A words model ignores it. Attribute and URL parameter: units="words".
+   */
+  units: 'pieces' | 'words';
 }
 
 /** Attention weights from a model, as Hugging Face transformers returns them (output_attentions=True). */

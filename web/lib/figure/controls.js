@@ -58,6 +58,8 @@ export class Controls {
     e.heads = h('input', { id: 'heads', type: 'number', min: 1, max: 8, step: 1 });
     e.layer = h('select', { id: 'layer' });
     e.head = h('select', { id: 'head' });
+    // A pieces model's rows: its pieces, or its words (each map merged by the core); offered only for one.
+    e.units = select('units', ['pieces', 'words'], { pieces: 'pieces', words: 'words' });
     e.caption = h('p', { id: 'head-caption', class: 'head-caption', 'aria-live': 'polite' });
     e.importedInfo = h('span', { class: 'imported' });
     e.clearImport = h('button', { type: 'button', class: 'clear-import' }, 'Back to word vectors');
@@ -102,6 +104,7 @@ export class Controls {
       { class: 'row layers', hidden: true },
       field('layer', 'Layer', e.layer),
       field('head', 'Head', e.head),
+      field('units', 'Units', e.units),
       e.importedInfo,
       e.clearImport,
       e.caption,
@@ -162,6 +165,7 @@ export class Controls {
     });
     e.layer.addEventListener('change', () => go({ layer: e.layer.value === ROLLOUT ? ROLLOUT : Number(e.layer.value) }));
     e.head.addEventListener('change', () => go({ head: Number(e.head.value) }));
+    e.units.addEventListener('change', () => go({ units: e.units.value }));
     e.clearImport.addEventListener('click', () => onClearImport?.());
     e.more.addEventListener('click', () => this.open(e.panel.hidden));
   }
@@ -264,6 +268,8 @@ export class Controls {
         ? { layers: result.model.layers, heads: result.model.heads, rollout: true }
         : null;
     e.layerRow.hidden = !dims;
+    e.unitsField.hidden = Boolean(imported) || result?.vocabulary !== 'pieces';
+    e.units.value = state.units;
     e.importedInfo.hidden = !imported;
     e.clearImport.hidden = !imported || !this.allowImport;
     e.caption.hidden = !dims || Boolean(imported);

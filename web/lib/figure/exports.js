@@ -38,7 +38,7 @@ export class FigureExports {
    */
   embedSnippet() {
     const state = this.figure.store.state;
-    const shown = this.figure.store.shown;
+    const shown = this.figure.store.drawn;
     // A trained model's figure also holds the switchboard (switchbar.js), whatever the view.
     const height = viewNamed(state.view).embedHeight(state, shown) + (shown?.kind === 'model' ? SWITCHBAR_HEIGHT : 0);
     const src = this.shareURL({ embed: true }).replaceAll('&', '&amp;').replaceAll('"', '&quot;');
@@ -54,8 +54,8 @@ export class FigureExports {
   }
 
   fileStem() {
-    const words = this.figure.store.shown
-      ? this.figure.store.shown.tokens
+    const words = this.figure.store.drawn
+      ? this.figure.store.drawn.tokens
           .slice(0, 4)
           .map((t) => t.text.replace(/[^\p{L}\p{N}]+/gu, ''))
           .filter(Boolean)
@@ -66,7 +66,7 @@ export class FigureExports {
   /** What the exporter needs: the view's and the legend's SVGs as drawn, the words around them, the theme. */
   #exportable() {
     const e = this.figure.els,
-      shown = this.figure.store.shown;
+      shown = this.figure.store.drawn;
     const svgs = [...e.viewBox.querySelectorAll('svg'), ...e.legend.querySelectorAll('svg')].filter(
       (s) => s.getBoundingClientRect().width > 0,
     );
@@ -92,8 +92,8 @@ export class FigureExports {
   /** The numbers: { tokens, attentions: layers × heads × T × T, source, settings, title, sentence, caption } (importable again). */
   json() {
     const { store } = this.figure;
-    if (!store.shown) throw new Error('there is no figure to export');
-    const { state, shown, extra } = store;
+    if (!store.drawn) throw new Error('there is no figure to export');
+    const { state, drawn: shown, extra } = store;
     const { title, sentence, caption } = captionOf(state, shown, { imported: store.sources.imported, extra });
     const base = toJSON(shown, state);
     const numbers = viewNamed(state.view).json?.(base, shown, state, extra) ?? base;

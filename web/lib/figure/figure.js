@@ -156,9 +156,10 @@ export class Figure {
     const e = this.els,
       store = this.store,
       imported = store.sources.imported;
-    this.controls.draw(state, store.shown, { allowed: this.allowed, imported, status: statusOf(state, store.sources) });
+    // What the views draw: a pieces model's words with units=words, except where a view stays on pieces.
+    const shown = store.drawn;
+    this.controls.draw(state, shown, { allowed: this.allowed, imported, status: statusOf(state, store.sources) });
     this.toolbar.draw(this.allowed, { importMessage: this.importMessage });
-    const shown = store.shown;
     if (!shown) {
       // Nothing to draw (loading, no words, an error): the last view goes, so nothing stale stays.
       e.plot.hidden = true;
@@ -171,9 +172,9 @@ export class Figure {
       e.loading.textContent = loading ? problemOf(result, state) : '';
       return;
     }
-    // A word's vector on its way: the last figure stays, and the quiet line says what is loading.
+    // A word's vector or a trained model on its way: the last figure stays, and the quiet line says what is loading.
     e.loading.hidden = result.kind !== 'loading';
-    e.loading.textContent = result.kind === 'loading' ? result.message : '';
+    e.loading.textContent = result.kind === 'loading' ? problemOf(result, state) : '';
     if (result.kind === 'cells') this.#message(result.message, 'error');
     else this.#message(cutNote(state, shown, store.sources), 'note');
     e.plot.hidden = false;
@@ -216,7 +217,8 @@ export class Figure {
     // is still hidden, which its buttons bring back.
     const guesses = entry.guesses === false && !shown?.model?.blank ? null : shown;
     writePredictions(e.predictions, guesses, {
-      onBlank: (blank) => this.change(blank === null ? { blank } : { blank, word: blank }),
+      // The blank is a word; the selected row its first token (a pieces model's first piece).
+      onBlank: (blank, row = blank) => this.change(blank === null ? { blank } : { blank, word: row }),
       onToggle: (item) => this.toggleOff(item),
     });
     // The first figure with numbers on it: User Timing marks that bench/browser.mjs reads.

@@ -7,6 +7,7 @@
 import { h, setAttrs, svgEl } from '../dom.js';
 import { num } from '../format.js';
 import { describeOff, headIsOff, layerIsOff } from '../switches.js';
+import { BARE_PIECE } from '../compute/model.js';
 
 /** 1st, 2nd, 3rd, 4th … 11th, 12th, 13th … 21st. */
 export function ordinal(n) {
@@ -69,8 +70,10 @@ export function writePredictions(box, result, { onBlank, onToggle } = {}) {
   afterColumn.firstChild.hidden = !before;
   columns.classList.toggle('paired', Boolean(before));
   const top = Math.max(after[0]?.probability ?? 0, before?.[0]?.probability ?? 0) || 1;
-  if (before) writeList(beforeColumn.lastChild, before, { top, right });
-  writeList(afterColumn.lastChild, after, { top, right, was: before && rankedOf(m.ranked.before) });
+  // A pieces decoder guesses the next piece: it shows as the maps label one ("sta", "##tion").
+  const piece = result.vocabulary === 'pieces' && !encoder;
+  if (before) writeList(beforeColumn.lastChild, before, { top, right, piece });
+  writeList(afterColumn.lastChild, after, { top, right, piece, was: before && rankedOf(m.ranked.before) });
   moved.textContent = before ? movedLine(m, right) : '';
   moved.hidden = !before;
   writeEffects(effects, result, onToggle);
@@ -81,8 +84,11 @@ function rankedOf(list) {
   return new Map(list.map((p, k) => [p.word, { rank: k + 1, probability: p.probability }]));
 }
 
-/** One list of guesses: word, bar and probability; with `was`, the change from the whole model's. */
-function writeList(list, guesses, { top, right, was }) {
+/**
+ * One list of guesses: word, bar and probability; with `was`, the change from the whole model's. A whole
+ * word of several pieces names them after it ("station  sta ##tion"); `piece`: each guess is one piece.
+ */
+function writeList(list, guesses, { top, right, was, piece = false }) {
   const items = list.children;
   while (items.length < guesses.length) {
     const bar = svgEl('svg', { class: 'pbar', width: 120, height: 10, viewBox: '0 0 120 10', 'aria-hidden': 'true' });
@@ -96,7 +102,10 @@ function writeList(list, guesses, { top, right, was }) {
     li.dataset.word = p.word;
     li.dataset.probability = String(p.probability);
     li.classList.toggle('right', p.word === right);
-    word.textContent = p.word;
+    const labels = p.labels ?? [p.word];
+    if (piece) word.textContent = labels[0] || BARE_PIECE;
+    else if (labels.length > 1) word.replaceChildren(p.word, h('span', { class: 'guess-pieces' }, labels.join(' ')));
+    else word.textContent = p.word;
     setAttrs(bar.firstChild, { width: (120 * p.probability) / top });
     probability.textContent = percent(p.probability);
     const old = was?.get(p.word);
@@ -172,6 +181,8 @@ function writeEffects(box, result, onToggle) {
   const effects = result.model.effects();
   if (!effects)
     return body.replaceChildren(h('p', { class: 'muted' }, 'Hide a word first: the heads are ranked by what its right guess loses.'));
+  if (effects.unavailable)
+    return body.replaceChildren(h('p', { class: 'muted' }, `The heads cannot be ranked for this model yet (${effects.unavailable}).`));
   const { layers, heads } = result.model;
   const largest = Math.max(...effects.heads.map((e) => Math.abs(e.drop)), 1e-9);
   const digits = digitsFor(largest);
@@ -228,20 +239,37 @@ function writeEffects(box, result, onToggle) {
   );
 }
 
-/** The sentence as buttons: pressing a word hides it (pressed again, shows it). */
+/**
+ * The sentence as buttons, one per token drawn (a pieces model's pieces, labelled "sta", "##tion"):
+ * pressing one hides its whole word, every piece of it (pressed again, shows it).
+ */
 function writeBlankButtons(box, result, onBlank) {
   const blank = result.model.blank;
-  const words = result.tokens.map((t, i) => (blank && i === blank.position ? blank.word : t.text));
-  const key = words.join('\u0001');
+  // As written: a hidden word's tokens show what they were, not [MASK].
+  const written =
+    blank && result.units !== 'words'
+      ? blank.tokens.map((t) => t.text)
+      : result.tokens.map((t, i) => (blank && i === blank.position ? blank.word : t.text));
+  const wordOf = result.tokens.map((t, i) => t.word ?? i);
+  const key = written.map((w, i) => `${w}\u0002${wordOf[i]}`).join('\u0001');
   if (box.dataset.words !== key) {
     box.dataset.words = key;
     box.replaceChildren(
-      ...words.map((w, i) => {
-        const b = h('button', { type: 'button', class: 'blank-word' }, w);
-        b.addEventListener('click', () => onBlank?.(b.getAttribute('aria-pressed') === 'true' ? null : i));
+      ...written.map((w, i) => {
+        const piece = wordOf.filter((x) => x === wordOf[i]).length > 1;
+        const b = h(
+          'button',
+          { type: 'button', class: `blank-word${piece && w.startsWith('##') ? ' continues' : ''}`, 'data-word': wordOf[i] },
+          w,
+        );
+        if (piece) b.setAttribute('aria-label', `${w}, a piece of word ${wordOf[i] + 1}`);
+        // The selected row becomes the word's first token.
+        const first = wordOf.indexOf(wordOf[i]);
+        b.addEventListener('click', () => onBlank?.(b.getAttribute('aria-pressed') === 'true' ? null : wordOf[i], first));
         return b;
       }),
     );
   }
-  [...box.children].forEach((b, i) => b.setAttribute('aria-pressed', String(blank?.position === i)));
+  const hidden = new Set(blank ? (result.units === 'words' ? [blank.position] : blank.masked) : []);
+  [...box.children].forEach((b, i) => b.setAttribute('aria-pressed', String(hidden.has(i))));
 }

@@ -10,6 +10,8 @@ import { scoreWords } from '../scores.js';
 import { viewNamed } from '../views/registry.js';
 import { named, strongest, weight } from '../words.js';
 import { describeOff, headIsOff, layerIsOff } from '../switches.js';
+import { WORD_RULE } from '../export-json.js';
+import { BARE_PIECE } from '../compute/model.js';
 
 /**
  * The story line of what the view draws: the view's own (views/registry.js story), else one sentence
@@ -65,6 +67,18 @@ function offNote(result) {
     .join(' ');
 }
 
+/**
+ * What a pieces model's rows are: its pieces the BertViz way, or (units=words) its words with the rule
+ * that merged them; a view that stays on pieces (the steps) says so.
+ */
+function piecesNote(state, result, view) {
+  if (result.units === 'words') return `${WORD_RULE[0].toUpperCase()}${WORD_RULE.slice(1)}.`;
+  const pieces = `The model reads subword pieces: “##” marks a piece that continues a word, “${BARE_PIECE}” a word’s bare start.`;
+  if (state.units === 'words' && view.units === 'pieces')
+    return `${pieces} This view stays on pieces: its numbers are one piece’s, which a word-level map only averages.`;
+  return `${pieces} Choose units: words to see each map merged to words.`;
+}
+
 /** One line per setting in force, saying what the figure now shows (or that this view cannot show it). */
 export function optionNotes(state, result, { imported }) {
   const lines = [];
@@ -83,10 +97,14 @@ export function optionNotes(state, result, { imported }) {
           ? 'Decoder: each word draws only on itself and the words before it, through every layer, so the rollout is zero above the diagonal (trained to predict the next word).'
           : 'Decoder: each word attends only to itself and the words before it, so the weights are zero above the diagonal: a word cannot look ahead (trained to predict the next word).',
     );
-    if (result.model.blank)
+    if (result.vocabulary === 'pieces') lines.push(piecesNote(state, result, view));
+    const blank = result.model.blank;
+    if (blank) {
+      const several = blank.masked.length > 1 && result.units !== 'words';
       lines.push(
-        `Word ${result.model.blank.position + 1} (“${result.model.blank.word}”) is hidden: the encoder reads [MASK] there, and the maps show that run’s attention, the one behind its guesses.`,
+        `Word ${blank.position + 1} (“${blank.word}”${several ? `, ${blank.masked.length} pieces` : ''}) is hidden: the encoder reads [MASK] ${several ? 'in place of each of its pieces' : 'there'}, and the maps show that run’s attention, the one behind its guesses.`,
       );
+    }
     if (result.model.off) lines.push(offNote(result));
     lines.push(
       `The trained ${result.model.kind} fixes its own attention: its learnt W_Q, W_K, W_V, scores ÷ √d_k = √${result.projection.dk}, temperature 1${encoder ? ', no mask' : ', a causal mask'} and a softmax along each row. The word-vector settings are hidden while it is shown.`,
@@ -219,7 +237,11 @@ export function captionOf(state, result, { imported, extra }) {
     ...(heads?.maps ?? []).filter((x) => x.caption).map((x) => `${x.title[0].toUpperCase()}${x.title.slice(1)}: ${x.caption}.`),
     settings.length ? `${settings.join('; ')}.` : '',
     heads ? '' : storyOf(state, result, extra),
-    result.total ? `The text has ${count(result.total)} tokens; the figure shows the first ${count(result.cap)}.` : '',
+    result.cut
+      ? `The text has ${count(result.cut.totalWords)} words (${count(result.cut.totalPieces)} pieces); the figure shows the first ${count(result.cut.words)} words (${count(result.cut.pieces)} pieces).`
+      : result.total
+        ? `The text has ${count(result.total)} tokens; the figure shows the first ${count(result.cap)}.`
+        : '',
   ].filter(Boolean);
   const sentence =
     imported || result.kind === 'seed003' ? t.map((x) => x.text).join(' ') : (view.captionSentence?.(state) ?? state.sentence);
@@ -233,7 +255,7 @@ export function statusOf(state, s) {
     const lm = s.trained[state.source]?.model,
       name = `Trained ${state.source}`;
     return lm
-      ? `${name}: ${count(lm.vocabularySize)}-word vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} tokens.`
+      ? `${name}: ${count(lm.vocabularySize)}-${lm.vocabulary === 'pieces' ? 'piece' : 'word'} vocabulary, ${lm.layers} layers × ${lm.heads} heads, d_model ${lm.dModel}, context ${lm.context} ${lm.vocabulary === 'pieces' ? 'pieces' : 'tokens'}.`
       : s.trainedError[state.source]
         ? `${name} not loaded.`
         : `Loading the trained ${state.source}…`;
@@ -260,6 +282,9 @@ export function problemOf(result, state) {
 
 /** A note above a drawn figure: the text was cut to what the figure (or the model) reads, or the whole table could not load; else ''. */
 export function cutNote(state, shown, sources) {
+  const cut = shown.cut;
+  if (cut)
+    return `That is ${count(cut.totalWords)} words (${count(cut.totalPieces)} pieces); the trained ${shown.model.kind} reads at most ${count(shown.model.context)} pieces, so the figure shows the first ${count(cut.words)} words (${count(cut.pieces)} pieces).`;
   if (shown.total)
     return `That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained ${shown.model.kind} reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`;
   if (sources.vectorsError && sources.vectorsPartial && !isTrained(state.source))

@@ -18,12 +18,13 @@ export class RowPredict {
     this.card = h('div', { class: 'predict', id: 'predict-row-card', hidden: true });
     root.append(this.card);
     this.start.addEventListener('click', () => this.open());
-    store.subscribe((state, result) => this.#follow(result));
+    store.subscribe(() => this.#follow(this.store.drawn));
   }
 
   /** Covers the view and shows the card for the shown sentence (a trained model's or the word vectors'). */
   open() {
-    const result = this.store.shown;
+    // The rows the figure draws (a pieces model's words with units=words).
+    const result = this.store.drawn;
     if (!result?.ok || result.norm !== 'rows') return;
     this.view.classList.add('predicting');
     this.view.inert = true;
@@ -55,7 +56,7 @@ export class RowPredict {
       title: `Rows are queries: each row of the figure shares one unit of attention among the ${result.T} words.`,
       // The row the figure draws for that query: the store's result, never recomputed here.
       weightsOf: (i) => {
-        const r = this.store.shown;
+        const r = this.store.drawn;
         return r?.ok && i < r.T ? Array.from(r.shown.data.subarray(i * r.T, (i + 1) * r.T)) : null;
       },
       onReveal: () => this.#close(),

@@ -27,6 +27,8 @@
 //   title(state, result, named)   its exports' title; drawnHeads(state, result): the heads it draws, for the caption
 //   captionSentence(state)        the sentence its exports name (default: the state's sentence)
 //   json(base, result, state, extra)   its JSON export (default: base, the weights drawn)
+//   units            'pieces': it stays on a pieces model's pieces with units=words (the steps: one piece's
+//                    numbers; the compare view: two sentences piece by piece)
 //   guesses          false: it has no place for a trained model's guesses (shown only while a blank is hidden)
 import heatmap from './heatmap/index.js';
 import lines from './lines/index.js';

@@ -205,7 +205,9 @@ export class Walkthrough {
         `The walkthrough follows the figure’s trained model: layer ${layer + 1}, head ${head + 1}` +
         `${rollout ? ' (the figure shows the rollout, which has no queries or keys of its own: this is its last layer)' : ''}. ` +
         `Every number is the model’s own, from its run in the core: learnt weights, scores ÷ √${r.projection.dk}, ${r.causal ? 'causal mask' : 'no mask'}, no temperature.` +
-        `${r.total ? ` The model reads the first ${r.cap} of the sentence’s ${count(r.total)} tokens.` : ''}${switched}`;
+        `${r.cut ? ` The model reads the first ${count(r.cut.words)} words (${count(r.cut.pieces)} pieces) of the sentence’s ${count(r.cut.totalWords)}.` : r.total ? ` The model reads the first ${r.cap} of the sentence’s ${count(r.total)} tokens.` : ''}${switched}` +
+        // Its vectors, scores and sums are one piece's: a word-level map only averages them.
+        `${r.vocabulary === 'pieces' ? ` It follows the model’s pieces (“sta”, “##tion”)${this.store.state.units === 'words' ? ', even while the figure shows words: each row here is one piece' : ''}.` : ''}`;
     } else if (r?.total) text = `The walkthrough follows the figure’s first ${count(r.cap)} of the sentence’s ${count(r.total)} tokens.`;
     e.note.hidden = !text;
     e.note.textContent = text;

@@ -29,6 +29,8 @@ export default {
   opening: OPENING,
   settings: (applies) => ({ ...applies, diagonal: false, sentence2: true }),
   guesses: false,
+  // Its second sentence is computed piece by piece (extra, from the store's result): both stay on pieces.
+  units: 'pieces',
   /** The second sentence's numbers and the comparison (comparison.js); none for imported attention. */
   extra: (state, sources, result, previous) => (sources.imported ? null : compareOf(state, sources, result, previous)),
   // The nearest words search the whole word-vector table.

@@ -47,6 +47,7 @@ export default {
   hint: 'The numbers the core computed for the selected word, stage by stage.',
   View: StepsView,
   draws: ['scores', 'scaled', 'weights', 'output'],
+  units: 'pieces',
   embedHeight: wordRowsHeight(580, 22),
   // Imported attention holds only the weights: there are no scores to show.
   available: (state, { imported }) => !imported,

@@ -81,15 +81,17 @@ export class Steps {
       shown = Math.min(d, this.outputDims);
     const width = Math.max(xs[4] + 8, this.compact ? 0 : 460),
       height = outTop + ROW + 14;
+    // A pieces model's rows are pieces: a piece is not a word ("##tion" is part of one).
+    const unit = tokens[i].word !== undefined && tokens.at(-1).word !== T - 1 ? 'piece' : 'word';
     set(this.svg, {
       viewBox: `0 0 ${width} ${height}`,
       width,
       height,
-      'aria-label': `How ${tokens[i].text} (query word ${i + 1}) shares its attention: scores, scaled scores, softmax weights, output.`,
+      'aria-label': `How ${tokens[i].text} (query ${unit} ${i + 1}) shares its attention: scores, scaled scores, softmax weights, output.`,
     });
     this.svg.dataset.query = String(i);
     this.svg.style.fontSize = '13px';
-    set(this.title, {}, `Query: “${tokens[i].text}” (word ${i + 1} of ${T})`);
+    set(this.title, {}, `Query: “${tokens[i].text}” (${unit} ${i + 1} of ${T})`);
     set(this.note, {}, this.scaleText);
     // The softmax header ends over its number, or, on a phone, over its bar: there it would touch "2 scaled".
     this.heads.forEach((t, c) => set(t, { x: c === 0 ? xs[0] : xs[c + 1] - (c === 3 && !this.compact ? barW : 0) - 8 }));
