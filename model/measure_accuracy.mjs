@@ -99,6 +99,8 @@ for (const file of files) {
     if (model.kind !== 'encoder') throw new Error(`${file} is a ${model.kind}, not an encoder`);
     let unknown = 0,
       tooLong = 0;
+    // By how many pieces the hidden word has (a words model: always 1): [cases, top-1 hits, top-5 hits].
+    const byPieces = new Map();
     const rows = score((c) => {
       let filled;
       try {
@@ -109,8 +111,18 @@ for (const file of files) {
         return [];
       }
       if (model.vocabulary === 'words' && filled.tokens[c.position].lookup === 'unknown') unknown++;
-      return filled.guesses.map((g) => g.word);
+      const words = filled.guesses.map((g) => g.word);
+      const group = Math.min(filled.masked.length, 3);
+      const counts = byPieces.get(group) ?? [0, 0, 0];
+      byPieces.set(group, [counts[0] + 1, counts[1] + (words[0] === c.word), counts[2] + words.includes(c.word)]);
+      return words;
     });
+    if (model.vocabulary === 'pieces') {
+      const split = [...byPieces]
+        .sort((a, b) => a[0] - b[0])
+        .map(([k, [n, t1, t5]]) => `${k === 3 ? '3+' : k} piece${k === 1 ? '' : 's'}: ${n} cases, ${((100 * t1) / n).toFixed(1)} / ${((100 * t5) / n).toFixed(1)}`);
+      console.log(`${file}, by the hidden word's pieces: ${split.join('; ')}`);
+    }
     const shape = `${model.layers}×${model.heads}×${model.dModel}, ${model.vocabulary} (${model.vocabularySize})`;
     results.push({ name: path.relative(root, path.resolve(root, file)), detail: `${shape}; ${unknown} hidden words read as <unk>, ${tooLong} lines longer than its context`, ...rows });
   } finally {

@@ -102,8 +102,15 @@ export interface EmbeddedToken {
    */
   lookup: 'known' | 'stemmed' | 'composed' | 'unknown';
   matched: string;
-  /** For 'composed' only: fastText's character n-grams of `matched`, whose rows the vector averages. */
+  /**
+   * For 'composed' only: fastText's character n-grams of `matched`, whose rows the vector averages (a
+   * spelled word: its letters' one-character words, '<q>', '<t>').
+   */
   pieces?: string[];
+  /** For a word composed from the n-gram rows: the n-grams whose rows were trained (the others count as zeros). */
+  found?: string[];
+  /** For a word none of whose n-grams was trained: its vector is the mean of its letters' rows, not fastText's. */
+  spelled?: true;
 }
 
 export interface Embedding {
@@ -287,15 +294,20 @@ export interface HeadEffect {
   probability: number;
   /** 1 = the top guess; over the whole vocabulary, '<unk>' and '[MASK]' not counted. */
   rank: number;
+  /** A pieces encoder only: false when the rank is past the cap (200; rank is then 201) or a lower bound. */
+  rankExact?: boolean;
   /** The base probability minus this one: positive when the head helped the target. */
   drop: number;
 }
 
 /** headEffects()'s result: the target word, its probability and rank with `off` alone, and every head. */
 export interface HeadEffects {
-  target: { id: number; word: string };
+  /** The word followed: a pieces encoder's hidden word (all its pieces), else one id ([id]). */
+  target: { id: number; word: string; pieces: number[] };
   probability: number;
   rank: number;
+  /** A pieces encoder only: false when the rank is past the cap (200; rank is then 201) or a lower bound. */
+  rankExact?: boolean;
   /** Every head, layer-major (layer 0's heads first). */
   heads: HeadEffect[];
 }

@@ -116,24 +116,27 @@ test('with a trained model: its input and the chosen layer’s output at the wor
         imported: null,
         edits: null,
       };
+      // The compare view works token by token: a pieces model's "bank" is the piece labelled bank.
+      const bank = (text) => ref.model.run(text).tokens.findIndex((t) => t.text === 'bank');
+      const [i, j] = [bank(CHECK), bank(RIVER)];
       for (const layer of [0, ref.model.layers - 1]) {
-        const state = apply(DEFAULTS, { source: kind, layer, head: 1, sentence: CHECK, sentence2: RIVER, view: 'compare', word: 6 });
+        const state = apply(DEFAULTS, { source: kind, layer, head: 1, sentence: CHECK, sentence2: RIVER, view: 'compare', word: i });
         const c = lib.compareOf(state, sources, compute(state, sources));
         assert.equal(c.ok, true, c.message);
         const a = ref.model.run(CHECK),
           b = ref.model.run(RIVER);
-        assert.deepEqual([c.i, c.j, c.text], [6, 5, 'bank']);
-        assert.deepEqual(Array.from(c.rows[0]), Array.from(row(a.layers[layer].heads[1].weights, 6)));
-        assert.deepEqual(Array.from(c.rows[1]), Array.from(row(b.layers[layer].heads[1].weights, 5)));
+        assert.deepEqual([c.i, c.j, c.text], [i, j, 'bank']);
+        assert.deepEqual(Array.from(c.rows[0]), Array.from(row(a.layers[layer].heads[1].weights, i)));
+        assert.deepEqual(Array.from(c.rows[1]), Array.from(row(b.layers[layer].heads[1].weights, j)));
         const near = (run, m, t) =>
           ref.model
             .nearest(row(m, t), 5, { exclude: [run.tokens[t].id], finalNorm: true })
             .map(({ word, similarity }) => ({ word, similarity }));
         const words = (list) => list.words.map(({ word, similarity }) => ({ word, similarity }));
-        assert.deepEqual(words(c.before[0]), near(a, a.input, 6));
-        assert.deepEqual(words(c.before[1]), near(b, b.input, 5));
-        assert.deepEqual(words(c.after[0]), near(a, a.layers[layer].output, 6));
-        assert.deepEqual(words(c.after[1]), near(b, b.layers[layer].output, 5));
+        assert.deepEqual(words(c.before[0]), near(a, a.input, i));
+        assert.deepEqual(words(c.before[1]), near(b, b.input, j));
+        assert.deepEqual(words(c.after[0]), near(a, a.layers[layer].output, i));
+        assert.deepEqual(words(c.after[1]), near(b, b.layers[layer].output, j));
         assert.match(c.stages.after, new RegExp(`^after (the last layer \\(${layer + 1}|layer ${layer + 1}) of ${ref.model.layers}`));
         assert.match(lib.compareLine(c), new RegExp(`^After .*in the trained ${kind}, the nearest words to “bank” move toward`));
         console.log(
@@ -251,7 +254,9 @@ test('the page draws the comparison; its difference map is the two figures’ ow
 
 test('the page with the trained encoder: the lists are the model’s own nearest words, the story says which layer', async () => {
   const ref = await modelReference(api, 'encoder.bin');
-  const { page, problems } = await openWatched(browser, `${url}?view=compare&source=encoder&layer=2&head=0`, {
+  // "bank" as the encoder reads each sentence (a pieces model: the piece labelled bank).
+  const bank = (text) => ref.model.run(text).tokens.findIndex((t) => t.text === 'bank');
+  const { page, problems } = await openWatched(browser, `${url}?view=compare&source=encoder&layer=2&head=0&word=${bank(CHECK)}`, {
     viewport: { width: 1280, height: 900 },
   });
   try {
@@ -260,8 +265,8 @@ test('the page with the trained encoder: the lists are the model’s own nearest
     const shown = await readCompare(page);
     // Each side: bank's row of layer 3, head 1, and its nearest words in the input, then after layer 3.
     [
-      [CHECK, 6],
-      [RIVER, 5],
+      [CHECK, bank(CHECK)],
+      [RIVER, bank(RIVER)],
     ].forEach(([text, t], k) => {
       const run = ref.model.run(text);
       const near = (m) =>

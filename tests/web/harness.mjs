@@ -80,10 +80,9 @@ export async function startSession() {
 export async function modelReference(api, file = 'model.bin') {
   const core = await api.loadAttentionWithModel({ wasmBinary: await readFile(join(root, 'build', 'wasm', 'attention_model_wasm.wasm')) });
   const model = core.loadModel(new Uint8Array(await readFile(join(root, 'data', file))));
-  const shown = (text) => {
-    const all = core.tokenize(text);
-    return { run: model.run(all.length > model.context ? all.slice(0, model.context).join(' ') : text), total: all.length };
-  };
+  // What the figure shows: the run of the sentence as the model can read it (cut at a whole word when its
+  // tokens, or a pieces model's pieces, pass the context), and the sentence's word count.
+  const shown = (text) => ({ run: model.run(text, { fit: true }), total: core.tokenize(text).length });
   return { core, model, shown };
 }
 

@@ -35,7 +35,7 @@ const LEFT = 2; // "left": le ##f ##t, three pieces
 let session, browser, dir, server, url, core, encoder, decoder;
 
 before(async () => {
-  session = await startSession(); // the real site (words models) and Chromium
+  session = await startSession(); // the real site and Chromium
   ({ browser } = session);
   dir = await mkdtemp(join(tmpdir(), 'pieces-site-'));
   await cp(site, dir, { recursive: true });
@@ -64,8 +64,8 @@ after(async () => {
 });
 
 /** The pieces page at `query`, once its trained model has drawn (the guesses box shows with it). */
-async function open(query, { base = url, viewport = { width: 1280, height: 900 } } = {}) {
-  const opened = await openWatched(browser, `${base}${query}`, { viewport });
+async function open(query, { base = url, viewport = { width: 1280, height: 900 }, before } = {}) {
+  const opened = await openWatched(browser, `${base}${query}`, { viewport, before });
   const params = new URLSearchParams(query);
   await drawn(opened.page, { timeout: 30_000, source: params.get('source'), units: params.get('units') ?? 'pieces' });
   await opened.page.waitForFunction(() => !document.getElementById('predictions').hidden && !document.getElementById('plot').hidden, null, {
@@ -246,8 +246,13 @@ test('units round-trips through the URL and the state; a words model offers none
   } finally {
     await widget.page.close();
   }
-  // The real site's words encoder: no units to choose.
-  const words = await open('?source=encoder', { base: session.url });
+  // A words encoder (the engine's fixture, tests/reference/words_encoder.bin, served as encoder.bin): no units to choose.
+  const wordsEncoder = await readFile(join(root, 'tests', 'reference', 'words_encoder.bin'));
+  const words = await open('?source=encoder', {
+    base: session.url,
+    before: (page) =>
+      page.route(/\/encoder\.bin$/, (route) => route.fulfill({ body: wordsEncoder, contentType: 'application/octet-stream' })),
+  });
   try {
     assert.equal(await words.page.isVisible('#units'), false);
     assert.deepEqual(words.problems, []);

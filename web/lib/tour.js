@@ -74,17 +74,18 @@ export const STOPS = [
     state: { ...BASE, source: 'encoder', view: 'model', layer: 0, head: 0 },
     text: (s, r) =>
       r.kind === 'model'
-        ? `A trained encoder: ${r.model.layers} layers × ${r.model.heads} heads that learnt their W_Q, W_K, W_V by filling in hidden words of WordNet’s sentences. Each head attends in its own way; under each map, what it does on held-out text; the last row rolls every layer up. Open a map to see it large. The decoder (More options, Source) sees only the past.`
+        ? `A trained encoder: ${r.model.layers} layers × ${r.model.heads} heads that learnt their W_Q, W_K, W_V by filling in hidden words of dictionary sentences (WordNet’s and GCIDE’s), read as pieces of words. Each head attends in its own way; under each map, what it does on held-out text; the last row rolls every layer up. Open a map to see it large. The decoder (More options, Source) sees only the past.`
         : 'Loading the trained encoder…',
   },
   {
     title: 'Switch a head off',
     target: 'predictions',
-    // "station" hidden, and layer 1's head 2 (measured: it looks at the previous word) switched off.
-    state: { ...BASE, source: 'encoder', view: 'model', layer: 0, head: 1, blank: 4, word: 4, off: '1.2' },
+    // "station" hidden (word 4, one piece: row 4), and layer 1's head 3 switched off: measured on held-out
+    // text, it looks at the previous word (model/encoder-head-stats.json; its caption is read from the model).
+    state: { ...BASE, source: 'encoder', view: 'model', layer: 0, head: 2, blank: 4, word: 4, off: '1.3' },
     text: (s, r) =>
       r.kind === 'model' && r.model.off && r.model.blank
-        ? `“${r.model.blank.word}” is hidden and layer 1’s head 2, the one that looks at the previous word, is switched off: it adds nothing now. ${movedLine(r.model, r.model.blank.word.toLowerCase())} Switch other heads off (or this one back on) and watch the guesses move; “Which heads matter here?” tries each in turn.`
+        ? `“${r.model.blank.word}” is hidden and layer 1’s head 3 is switched off (on held-out text: ${r.model.run.captions[0]?.[2] || 'no caption'}): it adds nothing now. ${movedLine(r.model, r.model.blank.word.toLowerCase())} Switch other heads off (or this one back on) and watch the guesses move; “Which heads matter here?” tries each in turn.`
         : 'Loading the trained encoder…',
   },
 ];

@@ -159,6 +159,9 @@ export function movedLine(m, right) {
   return `With ${describeOff(m.off)} off, ‘${word}’ ${verb} ${where}${probabilities}.${top}`;
 }
 
+/** A head effect's rank as read: a pieces encoder's rank past the core's cap (rankExact false) is only "below" it. */
+const rankOf = (x) => (x.rankExact === false ? `below ${ordinal(x.rank - 1)}` : ordinal(x.rank));
+
 /**
  * "Which heads matter here?": a button that opens (and keeps open, as the state changes) the grid of
  * the core's head effects for the shown result.
@@ -199,7 +202,7 @@ function writeEffects(box, result, onToggle) {
         type: 'button',
         class: 'effect',
         'aria-pressed': String(off),
-        'aria-label': `Head ${id}: ${off || layerOff ? `${change}.` : `without it ‘${effects.target.word}’ ${e.drop >= 0 ? 'loses' : 'gains'} ${num(Math.abs(100 * e.drop), digits)} points (${percent(e.probability)}, ${ordinal(e.rank)}).`} ${off ? 'Switched off: press to switch it back on.' : 'Press to switch it off.'}`,
+        'aria-label': `Head ${id}: ${off || layerOff ? `${change}.` : `without it ‘${effects.target.word}’ ${e.drop >= 0 ? 'loses' : 'gains'} ${num(Math.abs(100 * e.drop), digits)} points (${percent(e.probability)}, ${rankOf(e)}).`} ${off ? 'Switched off: press to switch it back on.' : 'Press to switch it off.'}`,
       },
       h('span', { class: 'effect-id' }, id),
       h('span', { class: 'effect-drop' }, change),
@@ -234,7 +237,7 @@ function writeEffects(box, result, onToggle) {
     h(
       'p',
       { class: 'effects-summary' },
-      `‘${effects.target.word}’ is ${ordinal(effects.rank)} at ${percent(effects.probability)} ${m.off ? `with ${describeOff(m.off)} off` : 'with every head on'}; it needs ${top.join(', ')} most.`,
+      `‘${effects.target.word}’ is ${rankOf(effects)} at ${percent(effects.probability)} ${m.off ? `with ${describeOff(m.off)} off` : 'with every head on'}; it needs ${top.join(', ')} most.`,
     ),
   );
 }

@@ -158,7 +158,13 @@ function composedNote(t) {
   const pieces = t.pieces ?? [];
   const ordered = [...pieces].sort((a, b) => [...a].length - [...b].length);
   const named = ordered.slice(0, PIECES_SHOWN).join(', ') + (pieces.length > PIECES_SHOWN ? ', …' : '');
-  const how = `composed from its pieces: ${named} (the mean of ${pieces.length} character n-grams’ vectors, as fastText composes a word it never saw).`;
+  // A word none of whose n-grams fastText trained is spelled out from its letters (not fastText's vector);
+  // otherwise the mean over all its n-grams, the untrained ones as zeros, as fastText composes it.
+  const how = t.spelled
+    ? `spelled out from its letters: ${named} (none of its character n-grams was trained, so it takes the mean of its letters’ vectors, not fastText’s).`
+    : t.found
+      ? `composed from its pieces: ${named} (${t.found.length} of its ${pieces.length} character n-grams were trained; the mean of all ${pieces.length}, the untrained ones as zeros, as fastText composes a word it never saw).`
+      : `composed from its pieces: ${named} (the mean of ${pieces.length} character n-grams’ vectors, as fastText composes a word it never saw).`;
   return t.matched !== t.text
     ? ` is not in the vocabulary: it uses the vector of ‘${t.matched}’, ${how}`
     : ` is not in the vocabulary: its vector is ${how}`;

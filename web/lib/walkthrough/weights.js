@@ -130,7 +130,7 @@ export class WeightsStep {
       h(
         'p',
         {},
-        `Learnt weights of layer ${L}, head ${H}: found by training the ${r.model.kind} on WordNet (${r.model.kind === 'encoder' ? 'data/encoder.bin' : 'data/model.bin'}), so fixed, not editable. ` +
+        `Learnt weights of layer ${L}, head ${H}: found by training the ${r.model.kind} on WordNet and GCIDE (${r.model.kind === 'encoder' ? 'data/encoder.bin' : 'data/model.bin'}), so fixed, not editable. ` +
           `Each of the layer’s ${r.model.heads} heads has its own W_Q, W_K, W_V (d_model × d_k = ${r.d}×${r.projection.dk}; row dj meets column dj of LN₁(x)) and biases b_Q, b_K, b_V.`,
       ),
       formula(
