@@ -48,7 +48,8 @@ async function grid(page, expected = {}) {
   await drawn(page, expected);
   await settled(page);
   const { map, message } = await figureState(page, null);
-  const strip = (l) => l.text.replace(/[?*]$/, '');
+  // A label's lookup marker: ? unknown, * stemmed, + composed from character n-grams.
+  const strip = (l) => l.text.replace(/[?*+]$/, '');
   return { map, message, cells: map?.cells ?? [], rows: map?.rowLabels.map(strip) ?? [], cols: map?.colLabels.map(strip) ?? [] };
 }
 

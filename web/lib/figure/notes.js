@@ -100,9 +100,15 @@ export function optionNotes(state, result, { imported }) {
     if (result.vocabulary === 'pieces') lines.push(piecesNote(state, result, view));
     const blank = result.model.blank;
     if (blank) {
-      const several = blank.masked.length > 1 && result.units !== 'words';
+      const pieces = blank.masked.length > 1,
+        several = pieces && result.units !== 'words';
+      // Measured (model/README.md): each hidden piece is guessed on its own, so whole words of several pieces
+      // are guessed far less well than words of one piece; the reader should know before judging the list.
       lines.push(
-        `Word ${blank.position + 1} (“${blank.word}”${several ? `, ${blank.masked.length} pieces` : ''}) is hidden: the encoder reads [MASK] ${several ? 'in place of each of its pieces' : 'there'}, and the maps show that run’s attention, the one behind its guesses.`,
+        `Word ${blank.position + 1} (“${blank.word}”${several ? `, ${blank.masked.length} pieces` : ''}) is hidden: the encoder reads [MASK] ${several ? 'in place of each of its pieces' : 'there'}, and the maps show that run’s attention, the one behind its guesses.` +
+          (pieces
+            ? ` It guesses each hidden piece on its own and lists the real spellings of ${blank.masked.length} pieces they make together, so its guesses for a word of several pieces are much weaker than for a word of one piece.`
+            : ''),
       );
     }
     if (result.model.off) lines.push(offNote(result));

@@ -111,8 +111,8 @@ export default {
   label: 'Every layer',
   hint: 'Every layer’s heads, then the rollout. Open a map to see it large, with its steps.',
   View: ModelView,
-  // A row of maps per layer and one for the rollout, about 400 px each with their measured captions.
-  embedHeight: (state, shown) => 320 + 400 * ((shown?.model?.layers ?? 2) + 1),
+  // A row of maps per layer and one for the rollout, about 400 px each with their measured captions, below the controls (a pieces model adds its units).
+  embedHeight: (state, shown) => 420 + 400 * ((shown?.model?.layers ?? 2) + 1),
   drawsHeads: true,
   // Every layer × head is a trained model's view: without one it cannot be chosen.
   available: (state, { imported } = {}) => isTrained(state.source) && !imported,
