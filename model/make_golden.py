@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Writes tests/reference/words_decoder_cases.txt and words_encoder_cases.txt: the words models (words_decoder.bin, a decoder, and
+"""Writes tests/reference/model_cases.txt and encoder_cases.txt (the shipped pieces models, data/model.bin and
+data/encoder.bin, in make_pieces_fixture.py's format) and tests/reference/words_decoder_cases.txt and words_encoder_cases.txt: the words models (words_decoder.bin, a decoder, and
 words_encoder.bin; the page shipped them before the pieces models) run by PyTorch in float64 on fixed sentences, from the de-quantised weights (exactly the
 numbers the C++ core parses), through torch.nn.TransformerEncoderLayer. tests/core/test_model.cpp and
 tests/wasm/model.test.mjs check the core against them.
@@ -150,8 +151,48 @@ def run_case(lines, model, m, vocab, name, sentence, blank=None):
           f"{max(o.abs().max().item() for o in outputs):.2f}")
 
 
+# The shipped pieces models (data/model.bin, data/encoder.bin) run through make_pieces_fixture.run_case: the same
+# format as the fixtures' cases (a piece a token, whole-word blanks by word index, guesses by brute force).
+SHIPPED_SENTENCES = {
+    "train_station": "the train left the station on time",
+    "own": "you've seen murphy's paranoid cat, haven't you?",
+    "bytes": "the café served crème brûlée",
+}
+SHIPPED_ENCODER_CASES = [
+    ("train_station_run", SHIPPED_SENTENCES["train_station"], -1),
+    ("station", SHIPPED_SENTENCES["train_station"], 4),  # the train left the [station] on time
+    ("paranoid", SHIPPED_SENTENCES["own"], 3),  # several pieces hidden
+    ("the", SHIPPED_SENTENCES["train_station"], 0),
+    ("bytes", SHIPPED_SENTENCES["bytes"], 3),  # crème
+]
+SHIPPED = ((tinylm.MODEL_FILE, tinylm.ROOT / "tests" / "reference" / "model_cases.txt"),
+           (tinylm.ENCODER_FILE, tinylm.ROOT / "tests" / "reference" / "encoder_cases.txt"))
+
+
+def shipped_cases():
+    """tests/reference/model_cases.txt and encoder_cases.txt from the shipped pieces models."""
+    import make_pieces_fixture
+    vocab_file = tinylm.ROOT / "data" / "pieces.vocab"
+    sp = make_pieces_fixture.sentencepiece_of(vocab_file.read_text(encoding="utf-8"))
+    for path, out in SHIPPED:
+        data = path.read_bytes()
+        m = tinylm.read_model(path)
+        if "pieces_text" not in m:
+            print(f"-- {path.name} is a words model: no shipped cases")
+            continue
+        model = tinylm.model_from_file(m, torch.float64)
+        lines = [f"model {len(data)} {fnv1a64(data):016x}"]
+        print(f"-- {path.name}")
+        cases = [(n, s, None) for n, s in SHIPPED_SENTENCES.items()] if m["causal"] else SHIPPED_ENCODER_CASES
+        for name, sentence, blank in cases:
+            make_pieces_fixture.run_case(lines, model, m, vocab_file, sp, name, sentence, blank)
+        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"wrote {out} ({out.stat().st_size} bytes)")
+
+
 def main():
     torch.set_default_dtype(torch.float64)
+    shipped_cases()
     for path, out, cases in ((tinylm.WORDS_DECODER_FILE, OUT, [(name, s, None) for name, s in SENTENCES.items()]),
                              (tinylm.WORDS_ENCODER_FILE, ENCODER_OUT, ENCODER_CASES)):
         data = path.read_bytes()

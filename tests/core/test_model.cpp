@@ -1143,16 +1143,22 @@ TEST_CASE("pieces fill the blank: a word's pieces all masked; the exact top k wh
   REQUIRE_THROWS_WITH(fill_blank(fixture(ATTN_PIECES_DECODER_FILE), sentence, 0), Contains("needs an encoder"));
 }
 
-TEST_CASE("the pieces fixtures match PyTorch on the golden sentences and whole-word blanks to 1e-4",
-          "[model][pieces][reference]") {
+TEST_CASE(
+    "the pieces fixtures and the shipped pieces models match PyTorch on the golden sentences and "
+    "whole-word blanks to 1e-4",
+    "[model][pieces][reference]") {
   for (const auto& [file, cases] :
        {std::pair<const char*, const char*>{ATTN_PIECES_DECODER_FILE, ATTN_PIECES_DECODER_CASES},
-        {ATTN_PIECES_ENCODER_FILE, ATTN_PIECES_ENCODER_CASES}}) {
+        {ATTN_PIECES_ENCODER_FILE, ATTN_PIECES_ENCODER_CASES},
+        {ATTN_SHIPPED_ENCODER_FILE, ATTN_SHIPPED_ENCODER_CASES},
+        {ATTN_SHIPPED_DECODER_FILE, ATTN_SHIPPED_DECODER_CASES}}) {
     INFO(cases);
     const Golden golden = read_golden(cases);
     const Bytes bytes = read_file(file);
     {
-      INFO("the cases were made from another fixture: run model/make_pieces_fixture.py");
+      INFO(
+          "the cases were made from another model file: run model/make_pieces_fixture.py (fixtures) or "
+          "model/make_golden.py (shipped)");
       REQUIRE(bytes.size() == golden.model_bytes);
       REQUIRE(fnv1a64(bytes) == golden.model_hash);
     }

@@ -21,6 +21,14 @@ before(async () => {
     bytes[kind] = new Uint8Array(await readFile(reference(`pieces_${kind}.bin`)));
     golden[kind] = parseGolden(await readFile(reference(`pieces_${kind}_cases.txt`), 'utf8'));
   }
+  // The shipped pieces models (the page's data/model.bin and data/encoder.bin) and their cases (model/make_golden.py).
+  for (const [kind, file, cases] of [
+    ['shipped decoder', 'model.bin', 'model_cases.txt'],
+    ['shipped encoder', 'encoder.bin', 'encoder_cases.txt'],
+  ]) {
+    bytes[kind] = new Uint8Array(await readFile(path.join(root, 'data', file)));
+    golden[kind] = parseGolden(await readFile(reference(cases), 'utf8'));
+  }
   bytes.words = new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_encoder.bin')));
 });
 
@@ -54,14 +62,22 @@ function assertClose(actual, expected, tolerance, what) {
   );
 }
 
-test('the cases were made from the committed fixtures, which say they read pieces', () => {
-  for (const kind of ['decoder', 'encoder']) {
+/** The fixtures and the shipped models, each checked against its own cases. */
+const CHECKED = ['decoder', 'encoder', 'shipped decoder', 'shipped encoder'];
+const kindOf = (name) => name.replace('shipped ', '');
+
+test('the cases were made from the committed fixtures and shipped models, which say they read pieces', () => {
+  for (const kind of CHECKED) {
     assert.equal(bytes[kind].length, golden[kind].bytes, kind);
-    assert.equal(fnv1a64(bytes[kind]), golden[kind].hash, `${kind}: regenerate with model/make_pieces_fixture.py`);
+    assert.equal(
+      fnv1a64(bytes[kind]),
+      golden[kind].hash,
+      `${kind}: regenerate with model/make_pieces_fixture.py (fixtures) or model/make_golden.py (shipped)`,
+    );
     withModel(bytes[kind], (model) => {
-      assert.equal(model.kind, kind);
+      assert.equal(model.kind, kindOf(kind));
       assert.equal(model.vocabulary, 'pieces');
-      assert.equal(model.maskToken, kind === 'encoder' ? '[MASK]' : undefined);
+      assert.equal(model.maskToken, kindOf(kind) === 'encoder' ? '[MASK]' : undefined);
     });
   }
   withModel(bytes.words, (model) => assert.equal(model.vocabulary, 'words'));
@@ -70,7 +86,7 @@ test('the cases were made from the committed fixtures, which say they read piece
 test('tokens, labels, words, every head, the rollout and the guesses match PyTorch to 1e-4', () => {
   let worst = 0,
     blanks = 0;
-  for (const kind of ['decoder', 'encoder']) {
+  for (const kind of CHECKED) {
     withModel(bytes[kind], (model) => {
       for (const c of golden[kind].cases) {
         const where = `${kind} ${c.name}`;
@@ -116,7 +132,7 @@ test('tokens, labels, words, every head, the rollout and the guesses match PyTor
       }
     });
   }
-  assert.equal(blanks, 4);
+  assert.equal(blanks, 8, "four blanks in the fixture encoder's cases, four in the shipped one's");
   console.log(`# largest scaled difference from PyTorch (float64): ${worst.toExponential(2)}`);
 });
 

@@ -55,9 +55,11 @@ export function writePredictions(box, result, { onBlank, onToggle } = {}) {
     writeBlankButtons(words, result, onBlank);
   } else {
     const last = result.tokens.at(-1).text;
+    // A pieces decoder predicts the next piece: a word's start, or (## …) more of the word it is in.
+    const pieces = result.vocabulary === 'pieces';
     title.replaceChildren(
-      h('strong', {}, 'Next word. '),
-      `The trained decoder’s ${after.length} most likely words after “${last}”${result.total ? ` (the last of the ${result.cap} tokens it read)` : ''}, from a softmax over its whole vocabulary:`,
+      h('strong', {}, pieces ? 'Next piece. ' : 'Next word. '),
+      `The trained decoder’s ${after.length} most likely ${pieces ? 'pieces (## continues the word)' : 'words'} after “${last}”${result.total ? ` (the last of the ${result.cap} tokens it read)` : ''}, from a softmax over its whole vocabulary:`,
     );
     words.replaceChildren();
   }
