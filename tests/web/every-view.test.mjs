@@ -86,6 +86,10 @@ const stateOf = (link) => Object.fromEntries([...new URL(link).searchParams].fil
 /** Waits for a state to be drawn, then for the explainer built after the figure's first paint (full page only). */
 async function ready(page, expected) {
   await drawn(page, { timeout: 60_000, ...expected });
+  // The compare view draws its second side's nearest words once they are computed (fetched on demand):
+  // both sides' lists, five before and five after attention each, before its numbers are read.
+  if (expected.view === 'compare')
+    await page.waitForFunction(() => document.querySelectorAll('svg.compare-side text.neighbour').length === 20, null, { timeout: 60_000 });
   if (!new URL(page.url()).searchParams.has('embed'))
     await page.waitForFunction(() => document.documentElement.classList.contains('explainer-ready'), null, { timeout: 60_000 });
 }
