@@ -138,7 +138,7 @@ def main():
     n_tokens = sum(len(t) for t in tokens)
     print(f"sentences: {len(chosen)} of {available} unique prose sentences of Debian's package descriptions "
           f"(bookworm main, Translation-en); {n_tokens} tokens; {in_corpus} also lines of the training corpus")
-    for path in (tinylm.MODEL_FILE, tinylm.ENCODER_FILE):
+    for path in (tinylm.WORDS_DECODER_FILE, tinylm.WORDS_ENCODER_FILE):  # the words models (before the pieces)
         vocab = tinylm.Vocabulary(tinylm.read_model(path)["vocab"])
         tinylm.prefetch_stems({t for line in tokens for t in line if t not in vocab.index})
         kinds = {"known": 0, "stemmed": 0, "unknown": 0}
