@@ -45,9 +45,10 @@ struct EmbeddedToken {
   Lookup lookup;        ///< how its vector was found
   std::string matched;  ///< the vocabulary word whose vector is used ("" when Unknown)
   /// A vector composed from n-gram rows (Lookup::Composed, matched == text, the word in neither the table nor
-  /// the composed list): the n-grams whose rows were found, in fastText's order, and how many n-grams the
-  /// mean is over (found ones and untrained ones, zero rows). Empty and 0 for every other token.
+  /// the composed list): the n-grams whose rows were found, in fastText's order. Empty for every other token.
   std::vector<std::string> found;
+  /// For such a vector, how many n-grams the mean is over (found ones and untrained ones, zero rows); 0 for
+  /// every other token.
   std::size_t ngrams = 0;
   /// None of the word's n-grams was trained ("qt", "svg", "3d"): `found` holds the one-character n-grams of
   /// its letters and digits ("<q>", "<t>") and the vector is their rows' mean (spelled out, not fastText's).
