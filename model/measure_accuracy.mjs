@@ -15,6 +15,7 @@
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { mulberry32 } from '../web/lib/rng.js';
 import { parseArgs } from 'node:util';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,17 +32,8 @@ const wasmDir = path.resolve(root, options.wasm);
 const { loadAttentionWithModel } = await import(pathToFileURL(path.join(wasmDir, 'attention.js')).href);
 const core = await loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) });
 
-// A small seeded generator (mulberry32): the same cases on every run and machine.
-function random(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
+// A small seeded generator (mulberry32, the page's own): the same cases on every run and machine.
+const random = mulberry32;
 
 const isWord = (token) => /^[a-z]+$/.test(token);
 const heldOut = (await readFile(path.join(corpus, 'heldout.txt'), 'utf8')).split('\n').filter(Boolean);

@@ -403,12 +403,20 @@ export function assertShowsModel(state, text, modelRef, { expect, tolerance = 1e
     assert.doesNotMatch(state.message, /undefined|NaN|\[object|Something went wrong|internal error/i, state.message);
     return null;
   }
-  const { context } = modelRef.model;
-  if (shown.total > context) {
+  const { context, vocabulary } = modelRef.model;
+  const cut = shown.run.fitted?.cut;
+  const count = (n) => n.toLocaleString('en-US');
+  if (vocabulary === 'pieces' && cut) {
+    // A pieces model cuts at a whole word, counted in pieces (the run's own fit says where).
+    assert.equal(
+      state.message,
+      `That is ${count(cut.totalWords)} words (${count(cut.totalPieces)} pieces); the trained decoder reads at most ${count(context)} pieces, so the figure shows the first ${count(cut.words)} words (${count(cut.pieces)} pieces).`,
+    );
+  } else if (vocabulary !== 'pieces' && shown.total > context) {
     assert.match(
       state.message,
       new RegExp(
-        `That is ${shown.total.toLocaleString('en-US')} tokens; the trained decoder reads at most ${context}, so the figure shows the first ${context}\\.`,
+        `That is ${count(shown.total)} tokens; the trained decoder reads at most ${context}, so the figure shows the first ${context}\\.`,
       ),
       state.message,
     );
@@ -418,7 +426,12 @@ export function assertShowsModel(state, text, modelRef, { expect, tolerance = 1e
   assert.ok(state.map, 'a heatmap is drawn');
   const weights = shown.run.layers[0].heads[0].weights;
   assertWeights(state.map, weights, 'model heatmap', tolerance);
-  assertLabels(state.map, shown.run.tokens, 'model heatmap');
+  // The page labels the bare "▁" piece (an empty label) visibly, as web/lib/compute/model.js's labelled() does.
+  assertLabels(
+    state.map,
+    shown.run.tokens.map((t) => (t.text === '' ? { ...t, text: '▁' } : t)),
+    'model heatmap',
+  );
   assertColours(state.map, 'model heatmap');
   return { tokens: shown.run.tokens, weights };
 }

@@ -186,7 +186,12 @@ test('choosing "trained model" loads it once, then every layer and head, and the
     // What does not apply to the model is hidden, and the note says so.
     assert.deepEqual(a.hidden, ['temperature', 'mask', 'score', 'norm', 'heads']);
     assert.match(a.optionNote, /The word-vector settings are hidden while it is shown/);
-    assert.match(a.status, /Trained decoder: 8,193-word vocabulary, 2 layers × 4 heads, d_model 64, context 32 tokens/);
+    assert.match(
+      a.status,
+      new RegExp(
+        `Trained decoder: ${lm.model.vocabularySize.toLocaleString('en-US')}-piece vocabulary, 2 layers × 4 heads, d_model 64, context 128 pieces`,
+      ),
+    );
     // The next-word guesses: the core's top 5, best first.
     assert.equal(a.predictionsShown, true);
     assert.deepEqual(
@@ -194,7 +199,11 @@ test('choosing "trained model" loads it once, then every layer and head, and the
       run.predictions.map((p) => p.word),
     );
     a.predictions.forEach((p, k) => near(p.probability, run.predictions[k].probability, `prediction ${k}`));
-    assert.match(a.predictions[0].text, new RegExp(`${run.predictions[0].word}${(100 * run.predictions[0].probability).toFixed(1)}%`));
+    // A next piece shows its label ("of" for the stored "▁of").
+    assert.match(
+      a.predictions[0].text,
+      new RegExp(`${run.predictions[0].labels.join('')}${(100 * run.predictions[0].probability).toFixed(1)}%`),
+    );
     // Choosing again does not fetch again.
     await moreOptions(page);
     await page.selectOption('#source', 'vectors');
@@ -442,34 +451,31 @@ test("the explainer shows the model's own LN₁(x), learnt W_Q, W_K, W_V, biases
   }
 });
 
-test("a 40-token text is cut to the model's 32 tokens with a note; unknown and stemmed words say how they were read", async () => {
+test("a text longer than the model's 128 pieces is cut at a whole word with a note; a rare word is read as its pieces", async () => {
   const { page, problems } = await openModel();
   try {
     const words = 'the trains stopped at two stations while a zorblaxian engineer repaired the bridge'.split(' ');
-    const text = Array.from({ length: 40 }, (_, i) => words[i % words.length]).join(' ');
+    const text = Array.from({ length: 100 }, (_, i) => words[i % words.length]).join(' ');
     await page.fill('#sentence', text);
     await drawn(page, { sentence: text });
     await settled(page, null);
     const state = await figureState(page, null);
     assertShowsModel(state, text, lm);
-    assert.match(state.message, /That is 40 tokens; the trained decoder reads at most 32, so the figure shows the first 32\./);
-    assert.equal(state.map.T, 32);
-    const notes = await page.$$eval('#notes li', (lis) => lis.map((li) => li.textContent));
-    assert.ok(notes.includes('‘stations’ is not in the model’s vocabulary: it reads ‘station’.'), notes.join(' | '));
-    assert.ok(
-      notes.some((n) => /^‘zorblaxian’ is not in the model’s vocabulary: it reads the unknown-word token <unk>/.test(n)),
-      notes.join(' | '),
-    );
-    const unknown = lm.shown(text).run.tokens.filter((t) => t.lookup === 'unknown').length;
-    assert.ok(unknown >= 2);
-    assert.equal(state.map.rowLabels.filter((l) => /\bunknown\b/.test(l.cls)).length, unknown, 'each zorblaxian marked unknown');
-    assert.match(await page.textContent('#predictions'), /the last of the 32 tokens it read/);
+    const { run } = lm.shown(text);
+    const { cut } = run.fitted;
+    assert.ok(cut && cut.totalWords === 100 && cut.totalPieces > 128 && cut.pieces <= 128 && cut.words < 100, JSON.stringify(cut));
+    assert.equal(state.map.T, cut.pieces);
+    // Nothing is unknown to a pieces model: "zorblaxian" is several pieces, each known, none marked.
+    assert.equal(run.tokens.filter((t) => t.lookup !== 'known').length, 0);
+    assert.ok(run.tokens.filter((t) => t.text.startsWith('##')).length > 0, 'some words are several pieces');
+    assert.equal(state.map.rowLabels.filter((l) => /\bunknown\b/.test(l.cls)).length, 0);
+    assert.match(await page.textContent('#predictions'), new RegExp(`the last of the ${cut.pieces} tokens it read`));
     // The word vectors still draw the whole text.
     await moreOptions(page);
     await page.selectOption('#source', 'vectors');
     await drawn(page, { source: 'vectors' });
     await settled(page, null);
-    assert.equal((await figureState(page, null)).map.T, 40);
+    assert.equal((await figureState(page, null)).map.T, 100);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();
@@ -553,7 +559,11 @@ test('<attention-figure source="model"> draws the model; widgets share one model
       assert.equal(m.caption, run.captions[1][k]);
     });
     assertMap((await figureState(page, '#fig-model-2')).map, run.layers[1].heads[0].weights, run.tokens, 'second widget');
-    assert.equal(run.tokens[1].lookup, 'stemmed');
+    assert.deepEqual(
+      run.tokens.map((t) => t.text),
+      ['he', 'cas', '##hed', 'a', 'check', 'at', 'the', 'bank'],
+      'pieces, labelled BertViz-style',
+    );
     const widgetModelFiles = requests.filter((p) => /model/.test(p)).sort();
     assert.deepEqual(
       widgetModelFiles,

@@ -59,7 +59,7 @@ export function writePredictions(box, result, { onBlank, onToggle } = {}) {
     const pieces = result.vocabulary === 'pieces';
     title.replaceChildren(
       h('strong', {}, pieces ? 'Next piece. ' : 'Next word. '),
-      `The trained decoder’s ${after.length} most likely ${pieces ? 'pieces (## continues the word)' : 'words'} after “${last}”${result.total ? ` (the last of the ${result.cap} tokens it read)` : ''}, from a softmax over its whole vocabulary:`,
+      `The trained decoder’s ${after.length} most likely ${pieces ? 'pieces (## continues the word)' : 'words'} after “${last}”${result.total ? ` (the last of the ${result.tokens.length} tokens it read)` : ''}, from a softmax over its whole vocabulary:`,
     );
     words.replaceChildren();
   }
