@@ -296,3 +296,17 @@ test('the story line of a long text keeps four decimals where two would print 0.
   // A short sentence keeps two.
   assert.match(storyOf(apply(DEFAULTS, {}), run({})), /“train” looks most at “station” \(0\.21\)/);
 });
+
+test('the story word of a pieces model is a word’s first piece, told by its strongest link to another word', async () => {
+  const { strongestRow } = await import('../../web/lib/compute/parts.js');
+  // "the sta ##tion": tion → sta (0.9) is the strongest cell, but within one word; the → sta (0.6) is the
+  // strongest link between words.
+  const weights = { rows: 3, cols: 3, data: Float32Array.from([0.3, 0.6, 0.1, 0.2, 0.5, 0.3, 0.05, 0.9, 0.05]) };
+  assert.equal(strongestRow(weights), 2, 'without words: any row, any link');
+  const tokens = [{ word: 0 }, { word: 1 }, { word: 1 }];
+  assert.equal(strongestRow(weights, tokens), 0);
+  // A word's later piece never asks, even with the strongest link to another word.
+  const later = { rows: 3, cols: 3, data: Float32Array.from([0.5, 0.3, 0.2, 0.4, 0.5, 0.1, 0.95, 0.02, 0.03]) };
+  assert.equal(strongestRow(later, tokens), 1);
+  assert.equal(strongestRow({ rows: 1, cols: 1, data: Float32Array.from([1]) }, [{ word: 0 }]), 0);
+});

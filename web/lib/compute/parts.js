@@ -20,13 +20,22 @@ export class CellError extends Error {
 export const cellMessage = (cells) =>
   `${cells.slice(0, 3).join(', ')}${cells.length > 3 ? ` and ${cells.length - 3} more` : ''} ${cells.length > 1 ? 'are' : 'is'} not a number: the results are from the last good weights.`;
 
-/** The index of the query with the strongest link to another word (off the diagonal), and that weight. */
-export function strongestRow(weights) {
+/**
+ * The index of the query with the strongest link to another word (off the diagonal). With tokens that
+ * carry their word (a pieces model's: `sta`, `##tion` share one), only a word's first piece asks and only
+ * links to other words count: the story (and the default query) is about words, never "tion" looking at
+ * "sta".
+ */
+export function strongestRow(weights, tokens = []) {
   const T = weights.rows,
     d = weights.data;
+  const wordOf = (i) => tokens[i]?.word ?? i;
   let best = 0,
     top = -1;
-  for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) if (i !== j && d[i * T + j] > top) ((top = d[i * T + j]), (best = i));
+  for (let i = 0; i < T; i++) {
+    if (i > 0 && wordOf(i) === wordOf(i - 1)) continue; // not a word's first piece
+    for (let j = 0; j < T; j++) if (wordOf(j) !== wordOf(i) && d[i * T + j] > top) ((top = d[i * T + j]), (best = i));
+  }
   return T > 1 ? best : 0;
 }
 
@@ -34,7 +43,7 @@ export function finish(result) {
   result.labels = result.tokens.map(labelOf);
   result.T = result.tokens.length;
   result.shown ??= result.weights;
-  result.storyWord = strongestRow(result.shown);
+  result.storyWord = strongestRow(result.shown, result.tokens);
   result.ok = true;
   return result;
 }
