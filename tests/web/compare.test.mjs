@@ -13,6 +13,8 @@ import { drawn, figureState, modelReference, openWatched, startSession } from '.
 let session, browser, url, core, vectors, api;
 const CHECK = 'he cashed a check at the bank',
   RIVER = 'the boat drifted to the bank of the river';
+// Where a bare view=compare opens (views/compare/index.js): "bank" is token 6 on every source.
+const OPENING = 'he put his money in the bank';
 const TRAIN = 'the train left the station on time',
   BUS = 'the bus left the station on time';
 
@@ -74,6 +76,9 @@ test('the comparison in node: the second sentence, the nearest words before and 
   const state = apply(DEFAULTS, { sentence: CHECK, sentence2: TRAIN, view: 'compare', word: 3 });
   const c = lib.compareOf(state, sources, compute(state, sources));
   assert.equal(c.j, -1);
+  // A bare view=compare opens on "bank".
+  const opening = fromParams(new URLSearchParams('view=compare'));
+  assert.equal(lib.compareOf(opening, sources, compute(opening, sources)).text, 'bank');
   assert.match(lib.compareLine(c), /“check” is not in the second sentence/);
 });
 
@@ -116,6 +121,9 @@ test('with a trained model: its input and the chosen layer’s output at the wor
         imported: null,
         edits: null,
       };
+      // A bare view=compare opens on "bank" with the model too (every word before it is one piece).
+      const opening = fromParams(new URLSearchParams(`view=compare&source=${kind}`));
+      assert.equal(lib.compareOf(opening, sources, compute(opening, sources)).text, 'bank', `${kind}: the opening's word`);
       // The compare view works token by token: a pieces model's "bank" is the piece labelled bank.
       const bank = (text) => ref.model.run(text).tokens.findIndex((t) => t.text === 'bank');
       const [i, j] = [bank(CHECK), bank(RIVER)];
@@ -164,9 +172,9 @@ test('state: the compare view and its second sentence go through the URL; a bare
   assert.equal(params.get('sentence2'), BUS);
   assert.deepEqual(fromParams(new URLSearchParams(params.toString())), state);
   const bare = fromParams(new URLSearchParams('view=compare'));
-  assert.deepEqual([bare.sentence, bare.sentence2, bare.word], [CHECK, RIVER, 6]);
+  assert.deepEqual([bare.sentence, bare.sentence2, bare.word], [OPENING, RIVER, 6]);
   // Switching to the view from the untouched default sentence, too; a sentence of the reader's stays.
-  assert.equal(apply(DEFAULTS, { view: 'compare' }).sentence, CHECK);
+  assert.equal(apply(DEFAULTS, { view: 'compare' }).sentence, OPENING);
   assert.equal(apply({ ...DEFAULTS, sentence: 'my own words' }, { view: 'compare' }).sentence, 'my own words');
 });
 
@@ -256,7 +264,7 @@ test('the page with the trained encoder: the lists are the model’s own nearest
   const ref = await modelReference(api, 'encoder.bin');
   // "bank" as the encoder reads each sentence (a pieces model: the piece labelled bank).
   const bank = (text) => ref.model.run(text).tokens.findIndex((t) => t.text === 'bank');
-  const { page, problems } = await openWatched(browser, `${url}?view=compare&source=encoder&layer=2&head=0&word=${bank(CHECK)}`, {
+  const { page, problems } = await openWatched(browser, `${url}?view=compare&source=encoder&layer=2&head=0&word=${bank(OPENING)}`, {
     viewport: { width: 1280, height: 900 },
   });
   try {
@@ -265,7 +273,7 @@ test('the page with the trained encoder: the lists are the model’s own nearest
     const shown = await readCompare(page);
     // Each side: bank's row of layer 3, head 1, and its nearest words in the input, then after layer 3.
     [
-      [CHECK, bank(CHECK)],
+      [OPENING, bank(OPENING)],
       [RIVER, bank(RIVER)],
     ].forEach(([text, t], k) => {
       const run = ref.model.run(text);

@@ -7,9 +7,13 @@ import { wordRowsHeight } from '../embed-height.js';
 import { compareLine, compareOf } from './comparison.js';
 import { CompareView } from './view.js';
 
-/** One word ("bank"), two meanings: where a link to the view without a sentence of its own opens. */
+/**
+ * One word ("bank"), two meanings: where a link to the view without a sentence of its own opens. The word
+ * is a token index, and every source reads "bank" as the seventh token: each word before it is one piece
+ * of the trained models' vocabulary too (tests/web/compare.test.mjs holds it to that).
+ */
 const OPENING = Object.freeze({
-  sentence: 'he cashed a check at the bank',
+  sentence: 'he put his money in the bank',
   sentence2: 'the boat drifted to the bank of the river',
   word: 6,
 });
