@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // Builds the static page into build/site/:
 //   app.js                 web/app.js bundled by esbuild ('#attention-core' = build/wasm/attention.js, package.json "imports")
+//   chunks/                the parts of the page below the figure, which app.js imports once the figure has drawn
 //   attention_wasm.wasm    from the Emscripten build (build/wasm/): the core with fixed SIMD
 //   attention_wasm_relaxed.wasm
 //                          the same core with relaxed-SIMD multiply-adds (same glue); a browser loads
 //                          one of the two (web/lib/core-file.js), never both
 //   vectors.bin            data/vectors.bin
+//   vectors-first.bin      the words of the sentences a reader meets first (the first figure draws from it)
+//   vectors-common.bin     the 2,000 most frequent words, fetched once the first figure has drawn
 //   attention_model_wasm.js, attention_model_wasm.wasm
 //                          the larger module that also runs the trained language model (its glue
 //                          minified); fetched only when the reader first picks "trained model"
@@ -154,8 +157,23 @@ const common = {
   plugins: [pureD3Schemes, minifyFigureCSS],
   logLevel: 'warning',
 };
+let appChunks = [];
 try {
-  await build({ ...common, entryPoints: [inputs.entry], outfile: join(out, 'app.js') });
+  // app.js and, in chunks/, what it imports on demand (the parts below the figure): esbuild's splitting
+  // puts the code both use in a shared chunk, which app.js imports statically.
+  const app = await build({
+    ...common,
+    entryPoints: { app: inputs.entry },
+    outdir: out,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    metafile: true,
+  });
+  // The chunks app.js imports statically, preloaded from index.html's head: fetched beside app.js, not
+  // after it has arrived and been parsed (one round trip less before the first figure).
+  appChunks = app.metafile.outputs[relative(root, join(out, 'app.js'))].imports
+    .filter((i) => i.kind === 'import-statement')
+    .map((i) => relative(out, join(root, i.path)));
   // A classic script (index.html runs it before the modules, under the strict CSP): its one import,
   // the relaxed-SIMD check it shares with loader.js, inlined.
   await build({
@@ -191,8 +209,12 @@ const { staticFigure } = await import(pathToFileURL(join(root, 'scripts', 'stati
 const { DEFAULTS: PAGE_DEFAULTS, toParams: pageParams } = await import(pathToFileURL(join(root, 'web', 'lib', 'state.js')).href);
 {
   const page = join(out, 'index.html');
-  const html = await readFile(page, 'utf8');
+  let html = await readFile(page, 'utf8');
   const figure = await staticFigure(Object.fromEntries(pageParams(PAGE_DEFAULTS)));
+  const preloads = appChunks.map((chunk) => `  <link rel="modulepreload" href="${chunk}">\n`).join('');
+  if (!html.includes('  <script type="module" src="app.js"></script>\n'))
+    throw new Error('build-site: index.html does not load app.js as <script type="module" src="app.js">');
+  html = html.replace('  <script type="module" src="app.js"></script>\n', (tag) => tag + preloads);
   if (!html.includes('<div id="figure"></div>'))
     throw new Error('build-site: index.html has no empty <div id="figure"></div> for the static figure');
   await writeFile(page, html.replace('<div id="figure"></div>', `<div id="figure">\n${figure}\n</div>`));
@@ -209,11 +231,12 @@ for (const f of ['index.html', 'dark.html']) {
   await writeFile(page, html);
 }
 
-// The word vectors' first chunk: the most frequent FIRST_WORDS words and every word of the sentences
-// a reader meets before typing (the page's, the views' openings, the examples'), in the same format as
-// vectors.bin and with the very same bytes per word. A page draws its first figure from it while the
-// whole table (1.1 MB gzip) streams (web/lib/store.js); a sentence with a word outside it waits for
-// the table. Derived here from data/vectors.bin, so nothing new is committed.
+// The word vectors' first chunk: the words of the sentences a reader meets before typing (the page's,
+// the views' openings, the examples'), each the table word the core uses for it (itself or a stem), in the
+// same format as vectors.bin and with the very same bytes per word. A page draws its first figure from it
+// alone. Then the frequent words: the FIRST_WORDS most frequent not in it, which a store fetches once its
+// first figure has drawn (web/lib/store.js), so most typed sentences need no shard and the first figure
+// never waits for them. Derived here from data/vectors.bin, so nothing new is committed.
 const FIRST_WORDS = 2000;
 const { DEFAULTS } = await import(pathToFileURL(join(root, 'web', 'lib', 'state.js')).href);
 const { VIEWS } = await import(pathToFileURL(join(root, 'web', 'lib', 'views', 'registry.js')).href);
@@ -222,14 +245,21 @@ const sentences = [DEFAULTS.sentence, DEFAULTS.sentence2, ...openings];
 for (const f of ['index.html', 'dark.html']) {
   for (const [, text] of (await readFile(join(root, 'examples', f), 'utf8')).matchAll(/sentence="([^"]*)"/g)) sentences.push(text);
 }
-const extra = new Set(sentences.join(' ').split(/\s+/));
-const first = subsetVectors(await readFile(join(root, 'data', 'vectors.bin')), (i, word) => i < FIRST_WORDS || extra.has(word));
-for (const name of ['vectors-first.bin', 'widget/vectors-first.bin']) await writeFile(join(out, name), first);
+const { loadSources } = await import(pathToFileURL(join(root, 'scripts', 'static-figure.mjs')).href);
+const { vectors: wholeTable } = await loadSources();
+const used = new Set();
+for (const text of sentences) for (const t of wholeTable.embed(text).tokens) if (t.matched) used.add(t.matched);
+const table = await readFile(join(root, 'data', 'vectors.bin'));
+const first = subsetVectors(table, (i, word) => used.has(word));
+const frequent = subsetVectors(table, (i, word) => i < FIRST_WORDS && !used.has(word));
+for (const dir of ['', 'widget/']) {
+  await writeFile(join(out, dir, 'vectors-first.bin'), first);
+  await writeFile(join(out, dir, 'vectors-common.bin'), frequent);
+}
 
 // The whole table again, split into SHARDS files by a hash of the word (web/lib/vectors-format.js): a
 // sentence with words outside the first chunk fetches only the shards of those words (and of the stems
 // the core would try for them), ~9 KiB gzip each, instead of waiting for the whole table.
-const table = await readFile(join(root, 'data', 'vectors.bin'));
 for (const dir of ['', 'widget/']) await mkdir(join(out, dir, 'vectors-shards'), { recursive: true });
 for (let id = 0; id < SHARDS; id++) {
   const shard = subsetVectors(table, (i, word) => shardOf(word) === id);

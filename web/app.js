@@ -6,7 +6,6 @@
 // the page renders from that store: the figure (the same Figure class the <attention-figure> widget
 // uses), the formula above it, the step-by-step walkthrough, the by-hand sheet and the guided tour.
 // All maths happens in the wasm core, once per change (lib/compute.js).
-import { ByHand } from './lib/byhand/byhand.js';
 import { RowPredict } from './lib/predict/row.js';
 import { Figure } from './lib/figure/figure.js';
 import { holdHeight, staticHeight } from './lib/static-figure.js';
@@ -14,8 +13,11 @@ import { FormulaLine } from './lib/figure/formula.js';
 import { CONTROLS, PRACTICE_KEYS, THEMES, fromParams, parseControls, toParams } from './lib/state.js';
 import { Store } from './lib/store.js';
 import { adoptFigureStyles } from './lib/styles.js';
-import { Tour } from './lib/tour.js';
-import { Walkthrough } from './lib/walkthrough/walkthrough.js';
+import { h } from './lib/dom.js';
+import { setAssetBase } from './lib/loader.js';
+
+// The wasm, vectors and models sit beside app.js; the loader itself is bundled into a chunk in chunks/.
+setAssetBase(import.meta.url);
 
 const params = new URLSearchParams(location.search);
 const embed = params.get('embed') === '1';
@@ -42,6 +44,9 @@ const writeURL = () => {
 // live one has drawn (style.css lays the live one out hidden meanwhile), then gives way; the box keeps
 // its height until the reader changes something: nothing below moves.
 const figureBox = document.getElementById('figure');
+// Whether the figure has drawn (or shown why not) once; startRest builds the parts below it after that.
+let figureSettled = false;
+let startRest = () => {};
 const letGo = holdHeight(figureBox, staticHeight(figureBox));
 let staticFigure = figureBox.querySelector(':scope > .attention-static');
 figureBox.classList.toggle('static-pending', Boolean(staticFigure));
@@ -58,7 +63,10 @@ const figure = new Figure(figureBox, {
   },
   onFirstDraw: () => document.documentElement.classList.add('figure-drawn'),
   onDrawn: ({ busy }) => {
-    if (busy || !staticFigure) return;
+    if (busy) return;
+    figureSettled = true;
+    startRest();
+    if (!staticFigure) return;
     staticFigure.remove();
     staticFigure = null;
     figureBox.classList.remove('static-pending');
@@ -82,8 +90,15 @@ if (!embed) {
   new FormulaLine(document.getElementById('formula'), store);
   // Predict, then reveal: the figure's plot stays covered until the reader has guessed a row.
   new RowPredict(document.getElementById('predict-row'), { store, view: document.getElementById('plot') });
-  // The parts below the figure are built after its first paint, so they never delay it.
-  const rest = () => {
+  // The parts below the figure (walkthrough, by-hand sheet, tour: a third of the page's code) are
+  // separate chunks, fetched once the first figure has drawn and the vectors are in, so they never
+  // delay it nor share its bytes on a slow link.
+  const rest = async () => {
+    const [{ Walkthrough }, { ByHand }, { Tour }] = await Promise.all([
+      import('./lib/walkthrough/walkthrough.js'),
+      import('./lib/byhand/byhand.js'),
+      import('./lib/tour.js'),
+    ]);
     const walkthrough = new Walkthrough(document.getElementById('explainer'), {
       store,
       onUserChange: writeURL,
@@ -101,11 +116,18 @@ if (!embed) {
     window.attentionWalkthrough = walkthrough;
     document.documentElement.classList.add('explainer-ready');
   };
-  const unsubscribe = store.subscribe(() => {
-    if (!store.sources.vectors) return;
-    unsubscribe();
-    requestAnimationFrame(() => setTimeout(rest, 0));
-  });
+  const restFailed = (err) => {
+    console.error(err);
+    const line = h('p', { class: 'message', role: 'status' }, 'The step-by-step sections could not load: reload the page to try again.');
+    document.getElementById('explainer').replaceChildren(line);
+  };
+  let restStarted = false;
+  startRest = () => {
+    if (restStarted || !store.sources.vectors || !figureSettled) return;
+    restStarted = true;
+    requestAnimationFrame(() => setTimeout(() => rest().catch(restFailed), 0));
+  };
+  store.subscribe(() => startRest());
 }
 store.start();
 // For tests and the curious: the page's figure and store.

@@ -41,7 +41,7 @@ import { coreFile } from './lib/core-file.js';
   if (linked.test(location.search)) document.documentElement.classList.add('linked-state');
   // The word vectors serve the figure and, below it, the walkthrough (even when the figure shows the model).
   compile(coreFile());
-  read('vectors-first.bin'); // the frequent words: the first figure draws from these
+  read('vectors-first.bin'); // the examples' words: the first figure draws from these
   var source = new URLSearchParams(location.search).get('source');
   if (source === 'model' || source === 'decoder' || source === 'encoder') {
     compile('attention_model_wasm.wasm');

@@ -1,7 +1,8 @@
-// The word vectors' first chunk (build/site/vectors-first.bin, made by scripts/build-site.mjs): the
-// most frequent words and the example sentences' words, with the same bytes as the whole table; the
-// page draws its first figure from it without vectors.bin, a sentence with a word outside it fetches
-// only the shards of its words, and the whole table is fetched only for a text that spans too many.
+// The word vectors' first chunk (build/site/vectors-first.bin, made by scripts/build-site.mjs): the words
+// of the sentences a reader meets first, with the same bytes as the whole table; then the frequent words
+// (vectors-common.bin), fetched once the first figure has drawn. The page draws its first figure from the
+// first chunk alone, a sentence with a word outside both fetches only the shards of its words, and the
+// whole table is fetched only for a text that spans too many.
 // Build first: bash scripts/build.sh. Run: node --test tests/web/
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,27 +11,36 @@ import { join } from 'node:path';
 import { assertWeights, drawn, figureState, openWatched, root, site, startSession } from './harness.mjs';
 import { SHARDS, mergeVectors, shardFile, shardOf, subsetVectors, vectorsLayout } from '../../web/lib/vectors-format.js';
 
-let session, browser, url, core, vectors, first;
+const EXAMPLES = [
+  'the train left the station on time',
+  'he cashed a check at the bank',
+  'the boat drifted to the bank of the river',
+  'the bank of the river flooded',
+];
+
+let session, browser, url, core, vectors, firstOnly, first;
 before(async () => {
   session = await startSession();
   ({ browser, url, core, vectors } = session);
-  first = core.loadVectors(new Uint8Array(await readFile(join(site, 'vectors-first.bin'))));
+  const firstBytes = new Uint8Array(await readFile(join(site, 'vectors-first.bin')));
+  firstOnly = core.loadVectors(firstBytes);
+  // What the page draws from once the frequent words are in: the two merged.
+  first = core.loadVectors(mergeVectors([firstBytes, new Uint8Array(await readFile(join(site, 'vectors-common.bin')))]));
 });
 after(() => {
+  firstOnly?.delete();
   first?.delete();
   return session?.stop();
 });
 
-test('the first chunk: the 2,000 most frequent words and the examples’ words, each vector exactly the whole table’s', () => {
-  assert.ok(first.size >= 2000 && first.size < 2100, `${first.size} words`);
-  assert.equal(first.dim, vectors.dim);
-  for (const text of [
-    'the train left the station on time',
-    'he cashed a check at the bank',
-    'the boat drifted to the bank of the river',
-    'the bank of the river flooded',
-  ]) {
-    const a = first.embed(text),
+/** Waits until the page's store has merged the frequent words into its table (store.js #loadCommon). */
+const commonMerged = (page) => page.waitForFunction(() => window.attentionStore.sources.vectorsMerge >= 1, null, { timeout: 30_000 });
+
+test('the first chunk: the examples’ words, each vector exactly the whole table’s; the frequent words the 2,000 most frequent', async () => {
+  assert.equal(firstOnly.dim, vectors.dim);
+  assert.ok(firstOnly.size < 100, `${firstOnly.size} words: the sentences' words, not the frequent ones`);
+  for (const text of EXAMPLES) {
+    const a = firstOnly.embed(text),
       b = vectors.embed(text);
     assert.ok(
       a.tokens.every((t) => t.lookup === 'known'),
@@ -38,9 +48,31 @@ test('the first chunk: the 2,000 most frequent words and the examples’ words, 
     );
     assert.deepEqual(Array.from(a.X.data), Array.from(b.X.data), text);
   }
-  // A rarer word is not in it (so the page must fetch its shard).
+  // With the frequent words: the 2,000 most frequent, every word once, the same bytes.
+  const whole = vectorsLayout(new Uint8Array(await readFile(join(root, 'data', 'vectors.bin'))));
+  assert.ok(first.size >= 2000 && first.size < 2100, `${first.size} words`);
+  for (const word of whole.words.slice(0, 2000)) assert.equal(first.embed(word).tokens[0].lookup, 'known', word);
+  assert.deepEqual(Array.from(first.embed('of time and money').X.data), Array.from(vectors.embed('of time and money').X.data));
+  // A rarer word is in neither (so the page must fetch its shard).
   assert.equal(first.embed('zebra').tokens[0].lookup, 'unknown');
   assert.equal(vectors.embed('zebra').tokens[0].lookup, 'known');
+});
+
+test('the frequent words are fetched after the first figure has drawn, never before', async () => {
+  const { page, problems } = await openWatched(browser, url, { viewport: { width: 1280, height: 900 } });
+  try {
+    await drawn(page);
+    await commonMerged(page);
+    const [mark, common] = await page.evaluate(() => [
+      performance.getEntriesByName('attention-figure:first-draw')[0].startTime,
+      performance.getEntriesByType('resource').filter((r) => r.name.endsWith('/vectors-common.bin')),
+    ]);
+    assert.equal(common.length, 1, 'fetched once');
+    assert.ok(common[0].startTime >= mark, `asked at ${common[0].startTime} ms, the first figure drew at ${mark} ms`);
+    assert.deepEqual(problems, []);
+  } finally {
+    await page.close();
+  }
 });
 
 test('the first figure draws from the first chunk; a word outside it fetches only its shards; vectors.bin only for a text of many shards', async () => {
@@ -64,6 +96,7 @@ test('the first figure draws from the first chunk; a word outside it fetches onl
   });
   try {
     await drawn(page);
+    await commonMerged(page); // the table the typed words are looked up in: first chunk + frequent words
     const { X } = vectors.embed('the train left the station on time', 64);
     assertWeights((await figureState(page, null)).map, core.parameterFree(X, Math.sqrt(vectors.dim)).weights, 'from the first chunk');
     assert.deepEqual(shardsFetched, [], 'the default sentence needs no shard');
@@ -180,6 +213,7 @@ test('typing rare words fetches their shards as each word is finished, not those
   });
   try {
     await drawn(page);
+    await commonMerged(page); // the table the typed words are looked up in: first chunk + frequent words
     await page.fill('#sentence', '');
     await page.locator('#sentence').pressSequentially(text, { delay: 30 });
     await drawn(page, { sentence: text });

@@ -142,7 +142,7 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
   // beside article.js: copy them there, found through the package's exports as an author's build would.
   const require = createRequire(join(project, 'package.json'));
   // The list the widget's README gives.
-  const files = [FIXED_CORE, RELAXED_CORE, 'vectors-first.bin', 'vectors.bin'];
+  const files = [FIXED_CORE, RELAXED_CORE, 'vectors-first.bin', 'vectors-common.bin', 'vectors.bin'];
   for (const file of [...files, 'attention_model_wasm.js', 'attention_model_wasm.wasm', 'model.bin']) {
     await copyFile(require.resolve(`attention-figure/${file}`), join(pub, file));
   }
@@ -182,6 +182,8 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
     await drawn('#model');
     await drawnState(page, { scope: '#model', sentence: MODEL });
     assertShowsModel(await figureState(page, '#model'), MODEL, modelRef);
+    // Once drawn, the figures ask for the frequent words (store.js): wait for that fetch to end.
+    await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('/vectors-common.bin')));
     assert.deepEqual(problems, []);
     const fetched = requests.map((r) => new URL(r)).filter((u) => u.protocol !== 'data:');
     assert.ok(
@@ -198,6 +200,7 @@ test('an author installs the tarball, bundles a page with esbuild, and both figu
       'attention_wasm_relaxed.wasm',
       'favicon.svg',
       'model.bin',
+      'vectors-common.bin',
       'vectors-first.bin',
     ]);
   } finally {

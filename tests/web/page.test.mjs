@@ -389,13 +389,13 @@ test('when the shards and the whole table fail, the first chunk still draws its 
     await settled(page);
     assert.match(
       await message.textContent(),
-      /“photosynthesis” is not in the word vectors' first chunk .*could not load \(.*vectors\.bin: HTTP 404/,
+      /“photosynthesis” is not among the word vectors loaded so far .*could not load \(.*vectors\.bin: HTTP 404/,
     );
     assert.equal(await page.locator('#heatmap canvas').count(), 0);
     // The chunk's words still draw, under a note of what is missing.
     await page.fill('#sentence', 'the train left the station');
     await drawn(page, { sentence: 'the train left the station' });
-    assert.match(await message.textContent(), /Could not load the whole word-vector table \(.*vectors\.bin: HTTP 404.*first chunk/);
+    assert.match(await message.textContent(), /Could not load the whole word-vector table \(.*vectors\.bin: HTTP 404.*loaded so far/);
     assert.deepEqual(pageErrors, []);
   } finally {
     await page.close();

@@ -209,9 +209,14 @@ test("examples page, strict CSP: three widgets draw the core's numbers from one 
     // whole table (vectors.bin, 1.1 MB) is never fetched, nor any shard. (The store asks for what a state
     // needs in the same update that draws it: all three drew their state and none is busy, so nothing is left to ask.)
     assert.equal(requests.filter((p) => p.endsWith('/vectors.bin') || p.includes('/vectors-shards/')).length, 0, requests.join(' '));
+    // Once drawn, each store asks for the frequent words (store.js): one fetch for the three, after the first figure.
+    await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('/vectors-common.bin')));
+    assert.equal(requests.filter((p) => p.endsWith('/vectors-common.bin')).length, 1, 'one fetch of the frequent words for three widgets');
     assert.ok(
       requests.every(
-        (p) => !p.startsWith('/widget/') || /^\/widget\/(attention-widget\.js|attention_wasm_relaxed\.wasm|vectors-first\.bin)$/.test(p),
+        (p) =>
+          !p.startsWith('/widget/') ||
+          /^\/widget\/(attention-widget\.js|attention_wasm_relaxed\.wasm|vectors-(first|common)\.bin)$/.test(p),
       ),
       requests.join(' '),
     );

@@ -57,7 +57,7 @@ function keyOf(state, sources) {
   if (sources.imported) return `imported:${sources.imported.id}:${s.layer}:${s.head}`;
   if (isTrained(s.source)) return `${s.source}:${s.sentence}:${s.layer}:${s.head}:${s.blank}:${s.off}:${s.offMode}`;
   return [
-    sources.vectorsPartial ? `first chunk + ${sources.vectorsShards?.size ?? 0} shards` : 'whole table',
+    sources.vectorsPartial ? `first chunk, merge ${sources.vectorsMerge ?? 0}` : 'whole table',
     `${sources.composedShards?.size ?? 0} composed shards`,
     s.input,
     s.input === 'sentence' ? s.sentence : '',

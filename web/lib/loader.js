@@ -11,6 +11,8 @@ let corePromise = null;
 let vectorsPromise = null;
 let firstVectorsPromise = null;
 let firstBytesPromise = null; // the first chunk's bytes, kept to merge with shards
+let commonPromise = null; // the first chunk and the frequent words (vectors-common.bin) as one shared table
+let commonBytes = null; // the same bytes once they are here
 const shardPromises = new Map(); // shard id → its bytes (Promise)
 let largerPromise = null;
 let modelPromise = null;
@@ -109,9 +111,10 @@ export function loadVectors() {
 }
 
 /**
- * The word vectors' first chunk (vectors-first.bin, ~110 KiB gzip: the most frequent 2,000 words and
- * the example sentences' words, built by scripts/build-site.mjs), for a first figure before the whole
- * table has arrived. Resolves to null if the file is not there (the whole table will do).
+ * The word vectors' first chunk (vectors-first.bin, a few KiB gzip: the words of the sentences a reader
+ * meets before typing — the page's, the views' openings, the examples' — built by scripts/build-site.mjs),
+ * for a first figure before anything else has arrived. Resolves to null if the file is not there (the
+ * whole table will do).
  */
 export function loadFirstVectors() {
   firstVectorsPromise ??= Promise.all([loadCore(), firstBytes()])
@@ -126,7 +129,22 @@ function firstBytes() {
 }
 
 /**
- * The first chunk and the shards `ids` of the whole table (vectors-shards/, ~9 KiB gzip each, split by a
+ * The first chunk and the frequent words (vectors-common.bin, ~105 KiB gzip: the 2,000 most frequent
+ * words not in the first chunk) as one table shared by the page's stores, like the first chunk's: a store
+ * asks for it once its first figure has drawn, so that most sentences a reader types need no shard.
+ * Resolves to null when the file could not load (fetched again on the next call; shards do the work
+ * meanwhile). From then on loadShardedVectors merges the frequent words in too.
+ */
+export function loadCommonVectors() {
+  commonPromise ??= Promise.all([loadCore(), firstBytes(), bytesOf('vectors-common.bin')]).then(
+    ([core, first, bytes]) => core.loadVectors(mergeVectors([first, (commonBytes = bytes)])),
+    () => ((commonPromise = null), null),
+  );
+  return commonPromise;
+}
+
+/**
+ * The first chunk, the frequent words once they are here (loadCommonVectors), and the shards `ids` of the whole table (vectors-shards/, ~9 KiB gzip each, split by a
  * hash of the word: vectors-format.js) as one new table, for a sentence with words outside the first
  * chunk while the whole table is on its way. Each shard is fetched once; a failed one is fetched again
  * on the next call. The caller owns (and deletes) the table.
@@ -141,7 +159,7 @@ export async function loadShardedVectors(ids) {
     return shardPromises.get(id);
   });
   const [core, first, ...bytes] = await Promise.all([loadCore(), firstBytes(), ...shards]);
-  return core.loadVectors(mergeVectors([first, ...bytes]));
+  return core.loadVectors(mergeVectors([first, ...(commonBytes ? [commonBytes] : []), ...bytes]));
 }
 
 // ---- issue 24: vectors composed from character n-grams -------------------------------------------------

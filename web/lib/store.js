@@ -5,7 +5,16 @@
 // reader brought, each replaced by a new object, never changed in place); it recomputes once and tells
 // every subscriber, which redraws from (state, result). Nothing else holds a copy of the sentence or
 // computes anything.
-import { loadComposedShards, loadCore, loadEncoder, loadFirstVectors, loadModel, loadShardedVectors, loadVectors } from './loader.js';
+import {
+  loadCommonVectors,
+  loadComposedShards,
+  loadCore,
+  loadEncoder,
+  loadFirstVectors,
+  loadModel,
+  loadShardedVectors,
+  loadVectors,
+} from './loader.js';
 import { HAND_DEFAULT, compute, computeHand, release, unitsOf } from './compute.js';
 import { frozenCells } from './cells.js';
 import { DEFAULTS, apply, isTrained } from './state.js';
@@ -140,6 +149,8 @@ export class Store {
     this.timing = { compute: performance.now() - started };
     for (const listener of this.listeners) listener(this.state, this.result, this);
     this.timing.total = performance.now() - started;
+    // The figure has drawn from the first chunk (the listeners draw at once): now the frequent words.
+    if (this.sources.vectorsPartial && this.result.kind !== 'loading') this.#loadCommon();
   }
 
   /**
@@ -204,23 +215,49 @@ export class Store {
     if (!fresh.length || this.vectorsLoading) return; // the whole table is on its way: it has them all
     if (fresh.length > MAX_SHARDS) return this.#loadWhole();
     for (const id of fresh) this.shardsWanted.add(id);
-    const wanted = [...this.shardsWanted];
+    this.#loadPartial().catch(() => {
+      for (const id of fresh) this.shardsWanted.delete(id);
+      this.#loadWhole();
+    });
+  }
+
+  /**
+   * The first chunk, the frequent words if they are here and every shard asked for so far, as one table in
+   * place of the one drawn from. Each call merges all of them, so only the latest call's table is kept.
+   */
+  async #loadPartial() {
     const s = this.sources;
-    loadShardedVectors(wanted).then(
-      (table) => {
-        // Too late (the whole table is here) or overtaken by a load of more shards: not needed.
-        if (!s.vectorsPartial || (s.vectorsShards?.size ?? 0) >= wanted.length) return table.delete();
-        const before = s.vectorsShards ? s.vectors : null; // the first chunk's table stays the loader's
-        s.vectors = this.#attachComposed(table);
-        s.vectorsShards = new Set(wanted);
-        before?.delete();
-        this.recompute();
-      },
-      () => {
-        for (const id of fresh) this.shardsWanted.delete(id);
-        this.#loadWhole();
-      },
-    );
+    const wanted = [...this.shardsWanted];
+    const call = (this.partialCalls = (this.partialCalls ?? 0) + 1);
+    const table = await loadShardedVectors(wanted);
+    // Too late (the whole table is here) or overtaken by a later call: not needed.
+    if (!s.vectorsPartial || call < (this.partialApplied ?? 0)) return table.delete();
+    this.partialApplied = call;
+    const before = s.vectorsShards ? s.vectors : null; // the first chunk's table stays the loader's
+    s.vectors = this.#attachComposed(table);
+    s.vectorsShards = new Set(wanted);
+    s.vectorsMerge = call; // a new table: compute.js's key changes with it
+    before?.delete();
+    this.recompute();
+  }
+
+  /**
+   * The frequent words, once the first figure has drawn from the first chunk (so they never share its bytes
+   * on a slow link): the loader's shared table of both, or merged with the shards asked for so far. They
+   * spare most typed sentences a shard; a failure leaves the shards to do it.
+   */
+  #loadCommon() {
+    if (this.commonAsked) return;
+    this.commonAsked = true;
+    loadCommonVectors().then((table) => {
+      const s = this.sources;
+      if (!table || !s.vectorsPartial) return;
+      if (this.shardsWanted.size) return void this.#loadPartial().catch(() => {});
+      // The loader's, as the first chunk's table was: shared, never deleted here (vectorsShards stays null).
+      s.vectors = this.#attachComposed(table);
+      s.vectorsMerge = this.partialApplied = this.partialCalls = (this.partialCalls ?? 0) + 1;
+      this.recompute();
+    });
   }
 
   // ---- issue 24: vectors composed from character n-grams ------------------------------------------------
@@ -273,8 +310,8 @@ export class Store {
   }
 
   /**
-   * The word vectors. The first chunk (the frequent words) comes first and draws most sentences; a word
-   * outside it brings its shards (#loadShards). The whole table (≈ 1.1 MB) is fetched only when something
+   * The word vectors. The first chunk (the examples' words) comes first and draws the first figure, then
+   * the frequent words (#loadCommon), which draw most sentences; a word outside them brings its shards (#loadShards). The whole table (≈ 1.1 MB) is fetched only when something
    * needs it (#needsWholeTable, a text of too many shards, a shard or the first chunk that cannot load),
    * so a reader who never asks for it never pays for it.
    */

@@ -180,7 +180,8 @@ export function vectorResult(state, sources, key, keep) {
     } else {
       tokens = attended.tokens;
       total = attended.total > attended.T ? attended.total : null;
-      // The first chunk of the table holds the frequent words. A word it does not have (found or stemmed
+      // The first chunk of the table holds the examples' words, and the frequent words once they are
+      // here (the store merges them in after the first figure). A word it does not have (found or stemmed
       // in the whole table, or not there at all) is looked up exactly as the whole table would once the
       // shards of the word and of every stem the core would try are here (the store fetches the ones this
       // result asks for); until then the result waits (the store keeps the last figure) rather than give other numbers.
@@ -196,7 +197,7 @@ export function vectorResult(state, sources, key, keep) {
           ok: false,
           kind: 'error',
           loadFailed: true,
-          message: `“${missing.text}” is not in the word vectors' first chunk (the most frequent words), and the whole table could not load (${sources.vectorsError.message}).`,
+          message: `“${missing.text}” is not among the word vectors loaded so far (the examples’ and the most frequent words), and the whole table could not load (${sources.vectorsError.message}).`,
         };
       }
       // The composed vectors of words the table lacks, once the store can fetch them (sources.composedShards).

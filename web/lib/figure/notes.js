@@ -300,6 +300,6 @@ export function cutNote(state, shown, sources) {
   if (shown.total)
     return `That is ${count(shown.total)} tokens; ${shown.kind === 'model' ? `the trained ${shown.model.kind} reads at most ${shown.cap}, so the figure shows the first ${shown.cap}` : `the figure shows the first ${count(shown.cap)}`}.`;
   if (sources.vectorsError && sources.vectorsPartial && !isTrained(state.source))
-    return `Could not load the whole word-vector table (${sources.vectorsError.message}). The figure draws from the word vectors' first chunk (the most frequent words); reload the page to get the rest.`;
+    return `Could not load the whole word-vector table (${sources.vectorsError.message}). The figure draws from the word vectors loaded so far (the examples’ and the most frequent words); reload the page to get the rest.`;
   return '';
 }
