@@ -18,16 +18,15 @@ const bytes = {},
   golden = {};
 before(async () => {
   ({ api, core } = await load({ larger: true }));
-  for (const kind of ['decoder', 'encoder']) {
-    bytes[kind] = new Uint8Array(await readFile(reference(`pieces_${kind}.bin`)));
-    golden[kind] = parseGolden(await readFile(reference(`pieces_${kind}_cases.txt`), 'utf8'));
-  }
-  // The shipped pieces models (the page's data/model.bin and data/encoder.bin) and their cases (model/make_golden.py).
+  // The seeded fixtures (model/make_pieces_fixture.py) and the shipped pieces models (the page's
+  // data/model.bin and data/encoder.bin; cases by model/make_golden.py), each with its float64 cases.
   for (const [kind, file, cases] of [
-    ['shipped decoder', 'model.bin', 'model_cases.txt'],
-    ['shipped encoder', 'encoder.bin', 'encoder_cases.txt'],
+    ['decoder', reference('pieces_decoder.bin'), 'pieces_decoder_cases.txt'],
+    ['encoder', reference('pieces_encoder.bin'), 'pieces_encoder_cases.txt'],
+    ['shipped decoder', path.join(root, 'data', 'model.bin'), 'model_cases.txt'],
+    ['shipped encoder', path.join(root, 'data', 'encoder.bin'), 'encoder_cases.txt'],
   ]) {
-    bytes[kind] = new Uint8Array(await readFile(path.join(root, 'data', file)));
+    bytes[kind] = new Uint8Array(await readFile(file));
     golden[kind] = parseGolden(await readFile(reference(cases), 'utf8'));
   }
   bytes.words = new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_encoder.bin')));
@@ -383,8 +382,8 @@ nodeTest.describe('headEffects on pieces models', () => {
     assert.ok(Math.abs(actual - expected) <= 1e-3 * Math.abs(expected), `${what}: ${actual}, expected ${expected}`);
 
   test('every case matches PyTorch: target pieces, probabilities to 1e-3, ranks and their exact flags', () => {
-    assert.equal(effects.sizes.decoder, bytes.decoder.length, 'regenerate with model/make_pieces_fixture.py');
-    assert.equal(effects.sizes.encoder, bytes.encoder.length, 'regenerate with model/make_pieces_fixture.py');
+    for (const kind of ['decoder', 'encoder'])
+      assert.equal(effects.sizes[kind], bytes[kind].length, `${kind}: regenerate with model/make_pieces_fixture.py`);
     assert.equal(effects.cases.length, 6);
     for (const c of effects.cases)
       withModel(bytes[c.model], (model) => {
