@@ -329,14 +329,14 @@ export interface FilledBlank<K extends Step = Step> {
 }
 
 /**
- * A word-level view of a run (LanguageModel.wordMaps): every head's weights and the rollout merged from
- * tokens to words by the core.
+ * A word-level view of a run (run's or fill's `wordLevel`; LanguageModel.wordMaps reads it): every head's
+ * weights and the rollout merged from tokens to words by the core.
  */
 export interface WordMaps {
   /** How many words the sentence has: each map is words × words. */
   words: number;
-  /** Only from run's or fill's `wordLevel`: each word as tokenised (a pieces model: its pieces' bytes joined). */
-  labels?: string[];
+  /** Each word as tokenised (a pieces model: its pieces' bytes joined; a word the blank hides: '[MASK]'). */
+  labels: string[];
   /** heads[layer][head]: that head's weights, merged. */
   heads: Matrix[][];
   /** The rollout, merged. */
@@ -370,8 +370,9 @@ export interface LanguageModel {
    * next words (the encoder predicts nothing here: see fill). `keep` picks the steps each head returns,
    * as in StepOptions (default: all seven). `off`: parts of the model to switch off (SwitchedOff).
    * `wordLevel`: the run also holds `wordMaps`, every head's map and the rollout merged to words as
-   * wordMaps() merges them (with the words' labels), in the same call. `fit`: a sentence longer than the
-   * context is cut at a whole word (its first words whose tokens all fit) instead of refused; `fitted` says so.
+   * mergePieces merges one (with the words' labels), in the same call; wordMaps() reads it. `fit`: a
+   * sentence longer than the context is cut at a whole word (its first words whose tokens all fit) instead
+   * of refused; `fitted` says so.
    */
   run<K extends Step = Step>(
     sentence: string,
@@ -422,9 +423,11 @@ export interface LanguageModel {
    */
   mergePieces(weights: MatrixInput, wordOf: ArrayLike<number>): Matrix;
   /**
-   * Every head's weights and the rollout of a run() or fill() result (a fill's masked run) merged to words
-   * by the core, as mergePieces (sum over a word's keys, mean over its queries). A words model's maps are
-   * the run's own. Throws AttentionError when the run kept no weights (keep without 'weights').
+   * The `wordMaps` a run() or fill() result made with `wordLevel: true` carries (a fill's: its masked run's):
+   * every head's weights and the rollout merged to words by the core in the run's own call, as mergePieces
+   * (sum over a word's keys, mean over its queries), with the words' labels. A words model's maps are the
+   * run's own. Reads only, so it works with the model deleted. Throws AttentionError for a result made
+   * without wordLevel (run or fill again with it) or anything that is not a run() or fill() result.
    */
   wordMaps(result: ModelRun<any> | FilledBlank<any>): WordMaps;
   /** Frees the wasm-side model. Calling run or attentionWeights afterwards throws. */

@@ -615,23 +615,19 @@ function wrap(raw) {
       return mergePieces(weights, wordOf);
     }
     /**
-     * Every head's weights and the rollout of a run (or of a fill's masked run) merged to words by the core
-     * (mergePieces: sum over a word's keys, mean over its queries): { words: how many, heads[layer][head],
-     * rollout }. For a words model each map is the run's own. The run must have kept the heads' weights.
+     * The word-level maps a run() or fill() made with `wordLevel: true` carries (a fill's: its masked run's):
+     * { words, labels, heads[layer][head], rollout }, every head's map and the rollout merged to words by
+     * the core (mergePieces' rule) in the run's own call. It only reads them, so it works with the model
+     * deleted. A result made without wordLevel is refused rather than merged here: that would cross into
+     * the core once per head, and without the words' labels.
      * @param {any} result a run() or a fill() result
      */
     wordMaps(result) {
       const run = result && typeof result === 'object' && result.run ? result.run : result;
       if (!run || !Array.isArray(run.tokens) || !Array.isArray(run.layers))
         throw new AttentionError('wordMaps needs the result of run() or fill()');
-      const wordOf = Int32Array.from(run.tokens, (token) => token.word);
-      const heads = run.layers.map((/** @type {any} */ layer, /** @type {number} */ l) =>
-        layer.heads.map((/** @type {any} */ head, /** @type {number} */ h) => {
-          if (!head.weights) throw new AttentionError(`layer ${l} head ${h} kept no weights: run with keep including 'weights'`);
-          return mergePieces(head.weights, wordOf);
-        }),
-      );
-      return { words: wordOf.length ? wordOf[wordOf.length - 1] + 1 : 0, heads, rollout: mergePieces(run.rollout, wordOf) };
+      if (!run.wordMaps) throw new AttentionError('wordMaps needs a result made with { wordLevel: true }: run or fill with it');
+      return run.wordMaps;
     }
     delete() {
       if (this.#handle) this.#handle.delete();

@@ -29,6 +29,50 @@ std::vector<std::uint8_t> read_bytes(const char* path) {
   return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
 }
 
+/** How a file of fastText's vectors compared with ours: the words it held and the lowest cosine. */
+struct FastTextAgreement {
+  std::vector<std::string> words;
+  std::size_t untrained = 0;  // words with no trained n-gram, set aside by the caller's rule
+  double worst = 1.0;
+};
+
+/**
+ * Reads fastText's print-word-vectors output at `path` (a word, then its vector, a line each), composes
+ * each word from `ngrams` and holds it to fastText's vector: every n-gram found or missing, the direction to
+ * cosine 0.99 and the length to 2 % (the missing n-grams count in the mean as zeros, so the length is
+ * checked too, not only the direction). A word `untrained(c, expected)` says has no trained n-gram is
+ * checked by that rule instead (the two references set such words out differently) and counted.
+ */
+template <class Untrained>
+FastTextAgreement compare_with_fasttext(const char* path, const WordVectors& ngrams, const SubwordOptions& options,
+                                        Untrained untrained) {
+  FastTextAgreement out;
+  std::ifstream reference(path);
+  INFO("file: " << path);
+  REQUIRE(reference.good());
+  for (std::string line; std::getline(reference, line);) {
+    std::istringstream fields(line);
+    std::string word;
+    fields >> word;
+    INFO(word);
+    Matrix expected(1, ngrams.dim());
+    for (Index k = 0; k < ngrams.dim(); ++k) REQUIRE(fields >> expected(0, k));
+    const ComposedVector c = compose_subwords(word, ngrams, options);
+    REQUIRE(c.pieces.size() + c.missing == fasttext_subwords(word).size());
+    out.words.push_back(word);
+    if (untrained(c, expected)) {
+      ++out.untrained;
+      continue;
+    }
+    const double cosine = c.vector.cast<double>().row(0).dot(expected.cast<double>().row(0)) /
+                          (c.vector.cast<double>().norm() * expected.cast<double>().norm());
+    REQUIRE(cosine >= 0.99);
+    REQUIRE(c.vector.norm() == Approx(expected.norm()).epsilon(0.02));
+    out.worst = std::min(out.worst, cosine);
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("fastText's hash: FNV-1a with each byte sign-extended", "[subwords]") {
@@ -89,37 +133,17 @@ TEST_CASE("a composed vector is the mean over all n-grams, a missing one a zero 
 TEST_CASE("composed vectors match fastText's print-word-vectors for words outside the table", "[subwords][data]") {
   // tests/reference/subword_ngrams.bin holds the non-zero rows of these words' n-grams.
   const WordVectors ngrams = WordVectors::parse(read_bytes(ATTN_SUBWORD_NGRAMS));
-  std::ifstream reference(ATTN_SUBWORD_VECTORS);
-  REQUIRE(reference.good());
-  std::string line;
-  std::size_t words = 0, zeros = 0;
-  double worst = 1.0;
-  while (std::getline(reference, line)) {
-    std::istringstream fields(line);
-    std::string word;
-    fields >> word;
-    Matrix expected(1, ngrams.dim());
-    for (Index k = 0; k < ngrams.dim(); ++k) REQUIRE(fields >> expected(0, k));
-    const ComposedVector c = compose_subwords(word, ngrams);
-    INFO(word);
-    REQUIRE(c.pieces.size() + c.missing == fasttext_subwords(word).size());
-    ++words;
-    if (expected.isZero(0)) {  // none of its n-grams was trained ("cc"): fastText gives zeros, and so do we
-      REQUIRE(c.vector.isZero(0));
-      ++zeros;
-      continue;
-    }
-    const double cosine = c.vector.cast<double>().row(0).dot(expected.cast<double>().row(0)) /
-                          (c.vector.cast<double>().norm() * expected.cast<double>().norm());
-    REQUIRE(cosine >= 0.99);
-    // The length too, not only the direction: the missing n-grams count in the mean as zeros.
-    REQUIRE(c.vector.norm() == Approx(expected.norm()).epsilon(0.02));
-    worst = std::min(worst, cosine);
-  }
-  INFO("words " << words << " (" << zeros << " all-zero), lowest cosine " << worst);
-  REQUIRE(words >= 250);
-  REQUIRE(zeros < 10);
-  REQUIRE(worst >= 0.99);
+  // None of its n-grams was trained ("cc"): fastText gives zeros, and so do we.
+  const FastTextAgreement a = compare_with_fasttext(ATTN_SUBWORD_VECTORS, ngrams, {},
+                                                    [](const ComposedVector& c, const Matrix& expected) {
+                                                      if (!expected.isZero(0)) return false;
+                                                      REQUIRE(c.vector.isZero(0));
+                                                      return true;
+                                                    });
+  INFO("words " << a.words.size() << " (" << a.untrained << " all-zero), lowest cosine " << a.worst);
+  REQUIRE(a.words.size() >= 250);
+  REQUIRE(a.untrained < 10);
+  REQUIRE(a.worst >= 0.99);
 }
 
 // ---- the n-gram last resort (issue 24 §1): data/vectors-ngrams.bin, fastText's trained rows keyed by bucket ----
@@ -149,44 +173,29 @@ TEST_CASE("the shipped n-gram rows compose fastText's print-word-vectors for wor
   const WordVectors composed = WordVectors::parse(read_bytes(ATTN_COMPOSED_FILE));
   SubwordOptions by_bucket;
   by_bucket.keys = NgramKeys::Bucket;
-  std::ifstream reference(ATTN_NGRAM_VECTORS);
-  REQUIRE(reference.good());
-  std::string line;
-  std::size_t words = 0, zeros = 0;
-  double worst = 1.0;
-  while (std::getline(reference, line)) {
-    std::istringstream fields(line);
-    std::string word;
-    fields >> word;
+  // None of its n-grams was trained ("qt", "3d"): fastText gives zeros or the mean of untrained buckets'
+  // initial values (fastText 0.9.2 with -thread 1 initialises the first tenth of the input matrix,
+  // uniformly in ±1/dim), never a trained direction. The core spells such a word out instead (below).
+  const float initial = 1.0f / static_cast<float>(ngrams.dim());
+  const FastTextAgreement a = compare_with_fasttext(ATTN_NGRAM_VECTORS, ngrams, by_bucket,
+                                                    [initial](const ComposedVector& c, const Matrix& expected) {
+                                                      if (!c.pieces.empty()) return false;
+                                                      REQUIRE(c.vector.isZero(0));
+                                                      REQUIRE(expected.cwiseAbs().maxCoeff() <= initial);
+                                                      return true;
+                                                    });
+  for (const std::string& word : a.words) {
     INFO(word);
     REQUIRE(table.find(word) < 0);
     REQUIRE(composed.find(word) < 0);
-    Matrix expected(1, ngrams.dim());
-    for (Index k = 0; k < ngrams.dim(); ++k) REQUIRE(fields >> expected(0, k));
-    const ComposedVector c = compose_subwords(word, ngrams, by_bucket);
-    REQUIRE(c.pieces.size() + c.missing == fasttext_subwords(word).size());
-    ++words;
-    if (c.pieces.empty()) {
-      // None of its n-grams was trained ("qt", "3d"): fastText gives zeros or the mean of untrained buckets'
-      // initial values (fastText 0.9.2 with -thread 1 initialises the first tenth of the input matrix,
-      // uniformly in ±1/dim), never a trained direction. The core spells such a word out instead (below).
-      REQUIRE(c.vector.isZero(0));
-      REQUIRE(expected.cwiseAbs().maxCoeff() <= 1.0f / static_cast<float>(ngrams.dim()));
-      ++zeros;
-      continue;
-    }
-    const double cosine = c.vector.cast<double>().row(0).dot(expected.cast<double>().row(0)) /
-                          (c.vector.cast<double>().norm() * expected.cast<double>().norm());
-    REQUIRE(cosine >= 0.99);
-    REQUIRE(c.vector.norm() == Approx(expected.norm()).epsilon(0.02));
-    worst = std::min(worst, cosine);
   }
-  INFO("words " << words << " (" << zeros << " all-zero), lowest cosine " << worst);
+  const std::size_t words = a.words.size();
+  INFO("words " << words << " (" << a.untrained << " all-zero), lowest cosine " << a.worst);
   REQUIRE(words >= 250);
-  REQUIRE(zeros <= words / 10);
-  REQUIRE(worst >= 0.99);
-  WARN("n-gram rows: " << words << " words outside both lists, " << zeros << " with no trained n-gram, lowest cosine "
-                       << worst);
+  REQUIRE(a.untrained <= words / 10);
+  REQUIRE(a.worst >= 0.99);
+  WARN("n-gram rows: " << words << " words outside both lists, " << a.untrained
+                       << " with no trained n-gram, lowest cosine " << a.worst);
 }
 
 TEST_CASE("embedding with the n-gram rows attached: a word in neither list is composed, marks stay unknown",

@@ -2,7 +2,8 @@
 // model/make_pieces_fixture.py (tests/reference/pieces_*.bin), loaded from their bytes, against their float64
 // PyTorch cases (pieces_*_cases.txt) to 1e-4 as tests/core/test_model.cpp does: tokens with their labels and
 // words, every head, the rollout, the whole-word guesses and the masked positions; the word-level merge
-// (mergePieces, wordMaps) against a merge by hand; the new fields on words models; refusals; no leak.
+// (mergePieces against a merge by hand; wordLevel's maps, which wordMaps reads, against a float64 merge of
+// PyTorch's maps); the new fields on words models; refusals; no leak.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -17,16 +18,15 @@ const bytes = {},
   golden = {};
 before(async () => {
   ({ api, core } = await load({ larger: true }));
-  for (const kind of ['decoder', 'encoder']) {
-    bytes[kind] = new Uint8Array(await readFile(reference(`pieces_${kind}.bin`)));
-    golden[kind] = parseGolden(await readFile(reference(`pieces_${kind}_cases.txt`), 'utf8'));
-  }
-  // The shipped pieces models (the page's data/model.bin and data/encoder.bin) and their cases (model/make_golden.py).
+  // The seeded fixtures (model/make_pieces_fixture.py) and the shipped pieces models (the page's
+  // data/model.bin and data/encoder.bin; cases by model/make_golden.py), each with its float64 cases.
   for (const [kind, file, cases] of [
-    ['shipped decoder', 'model.bin', 'model_cases.txt'],
-    ['shipped encoder', 'encoder.bin', 'encoder_cases.txt'],
+    ['decoder', reference('pieces_decoder.bin'), 'pieces_decoder_cases.txt'],
+    ['encoder', reference('pieces_encoder.bin'), 'pieces_encoder_cases.txt'],
+    ['shipped decoder', path.join(root, 'data', 'model.bin'), 'model_cases.txt'],
+    ['shipped encoder', path.join(root, 'data', 'encoder.bin'), 'encoder_cases.txt'],
   ]) {
-    bytes[kind] = new Uint8Array(await readFile(path.join(root, 'data', file)));
+    bytes[kind] = new Uint8Array(await readFile(file));
     golden[kind] = parseGolden(await readFile(reference(cases), 'utf8'));
   }
   bytes.words = new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_encoder.bin')));
@@ -55,11 +55,18 @@ function mergeByHand(m, wordOf) {
   return out;
 }
 
+/** Every entry within `tolerance` of the expected rows; returns the largest difference. */
 function assertClose(actual, expected, tolerance, what) {
   assert.equal(actual.length, expected.length, `${what}: rows`);
-  actual.forEach((row, r) =>
-    row.forEach((v, c) => assert.ok(Math.abs(v - expected[r][c]) <= tolerance, `${what}[${r}][${c}] = ${v}, expected ${expected[r][c]}`)),
-  );
+  let worst = 0;
+  actual.forEach((row, r) => {
+    assert.equal(row.length, expected[r].length, `${what}: row ${r}'s length`);
+    row.forEach((v, c) => {
+      assert.ok(Math.abs(v - expected[r][c]) <= tolerance, `${what}[${r}][${c}] = ${v}, expected ${expected[r][c]}`);
+      worst = Math.max(worst, Math.abs(v - expected[r][c]));
+    });
+  });
+  return worst;
 }
 
 /** The fixtures and the shipped models, each checked against its own cases. */
@@ -154,7 +161,7 @@ test('a piece-level map merged to words by the core: by hand on a small case, ro
       'small',
     );
 
-    const filled = model.fill(SENTENCE, 4);
+    const filled = model.fill(SENTENCE, 4, { wordLevel: true });
     const wordOf = filled.run.tokens.map((t) => t.word);
     const maps = model.wordMaps(filled);
     assert.equal(maps.words, 7);
@@ -168,10 +175,10 @@ test('a piece-level map merged to words by the core: by hand on a small case, ro
       layer.heads.forEach((head, h) => assertClose(rowsOf(maps.heads[l][h]), mergeByHand(head.weights, wordOf), 1e-6, `L${l}.H${h}`)),
     );
     assertClose(rowsOf(maps.rollout), mergeByHand(filled.run.rollout, wordOf), 1e-6, 'rollout');
-    // A run (not a fill) works too, and mergePieces needs no live model.
-    const run = model.run(SENTENCE);
-    assert.equal(model.wordMaps(run).words, 7);
+    // A run (not a fill) works too; wordMaps and mergePieces need no live model.
+    const run = model.run(SENTENCE, { wordLevel: true });
     model.delete();
+    assert.equal(model.wordMaps(run).words, 7);
     assertClose(
       rowsOf(model.mergePieces(small, [0, 0, 1])),
       [
@@ -215,6 +222,34 @@ test('wordLevel: run and fill return every merged map in the same call, equal to
   });
 });
 
+test('wordMaps reads the maps the run merged (wordLevel): a float64 merge of PyTorch’s maps to 1e-4 a piece', () => {
+  let worst = 0;
+  for (const kind of CHECKED) {
+    withModel(bytes[kind], (model) => {
+      for (const c of golden[kind].cases) {
+        const where = `${kind} ${c.name}`;
+        const result = c.blank >= 0 ? model.fill(c.sentence, c.blank, { wordLevel: true }) : model.run(c.sentence, { wordLevel: true });
+        const run = result.run ?? result;
+        const maps = model.wordMaps(result);
+        assert.equal(maps, run.wordMaps, `${where}: the run's own maps, not merged again`);
+        const wordOf = c.tokens.map((t) => t.word);
+        assert.equal(maps.words, wordOf.at(-1) + 1, where);
+        assert.equal(maps.labels.length, maps.words, where);
+        // A word's row sums up to its pieces' errors (each within 1e-4 of PyTorch's): allow 1e-4 per piece.
+        const tolerance = 1e-4 * Math.max(...maps.labels.map((_, w) => wordOf.filter((x) => x === w).length));
+        run.layers.forEach((layer, l) =>
+          layer.heads.forEach((_, h) => {
+            const expected = mergeByHand(c.m[`L${l}.H${h}.weights`], wordOf);
+            worst = Math.max(worst, assertClose(rowsOf(maps.heads[l][h]), expected, tolerance, `${where} L${l}.H${h}`));
+          }),
+        );
+        worst = Math.max(worst, assertClose(rowsOf(maps.rollout), mergeByHand(c.m.rollout, wordOf), tolerance, `${where} rollout`));
+      }
+    });
+  }
+  console.log(`# largest difference of a merged map from PyTorch's, merged in float64: ${worst.toExponential(2)}`);
+});
+
 test('fit: a sentence over the context is cut at a whole word, its pieces all inside the context', () => {
   withModel(bytes.encoder, (model) => {
     assert.deepEqual(model.run(SENTENCE, { fit: true }).fitted, { text: SENTENCE, cut: null });
@@ -254,7 +289,7 @@ test('fit: a sentence over the context is cut at a whole word, its pieces all in
 
 test('words models: tokens are their own words, a blank masks its token, guesses are one id, maps are the run', () => {
   withModel(bytes.words, (model) => {
-    const filled = model.fill(SENTENCE, 4);
+    const filled = model.fill(SENTENCE, 4, { wordLevel: true });
     filled.tokens.forEach((t, i) => assert.equal(t.word, i));
     assert.deepEqual(filled.masked, [4]);
     for (const p of filled.guesses) {
@@ -292,7 +327,8 @@ test('refusals are AttentionErrors that say why', () => {
     refused(() => model.mergePieces(square, [0, 0.5]), /wordOf\[1\] must be a whole number/, 'fraction');
     refused(() => model.mergePieces(square, 'ab'), /wordOf must be an array/, 'a string');
     refused(() => model.mergePieces(undefined, [0]), /weights is missing/, 'no map');
-    refused(() => model.wordMaps(model.run(SENTENCE, { keep: ['Q'] })), /kept no weights/, 'no weights kept');
+    refused(() => model.wordMaps(model.run(SENTENCE)), /made with \{ wordLevel: true \}/, 'a run without wordLevel');
+    refused(() => model.wordMaps(model.fill(SENTENCE, 4)), /made with \{ wordLevel: true \}/, 'a fill without wordLevel');
     refused(() => model.wordMaps({}), /wordMaps needs/, 'not a run');
   });
   withModel(bytes.decoder, (model) => refused(() => model.fill(SENTENCE, 0), /needs an encoder/, 'decoder fill'));
@@ -302,7 +338,7 @@ test('pieces fills, merges and refusals leave the wasm heap where it was', () =>
   withModel(bytes.encoder, (model) => {
     const step = (i) => {
       try {
-        if (i % 4 === 0) model.wordMaps(model.fill(SENTENCE, i % 7));
+        if (i % 4 === 0) model.wordMaps(model.fill(SENTENCE, i % 7, { wordLevel: true }));
         else if (i % 4 === 1) model.fill(SENTENCE, 9);
         else if (i % 4 === 2) model.mergePieces([[1, 0]], [0]);
         else if (i % 8 === 3) model.run('station '.repeat(40));
@@ -346,8 +382,8 @@ nodeTest.describe('headEffects on pieces models', () => {
     assert.ok(Math.abs(actual - expected) <= 1e-3 * Math.abs(expected), `${what}: ${actual}, expected ${expected}`);
 
   test('every case matches PyTorch: target pieces, probabilities to 1e-3, ranks and their exact flags', () => {
-    assert.equal(effects.sizes.decoder, bytes.decoder.length, 'regenerate with model/make_pieces_fixture.py');
-    assert.equal(effects.sizes.encoder, bytes.encoder.length, 'regenerate with model/make_pieces_fixture.py');
+    for (const kind of ['decoder', 'encoder'])
+      assert.equal(effects.sizes[kind], bytes[kind].length, `${kind}: regenerate with model/make_pieces_fixture.py`);
     assert.equal(effects.cases.length, 6);
     for (const c of effects.cases)
       withModel(bytes[c.model], (model) => {

@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startServer } from '../../scripts/serve.mjs';
 import { launchChromium } from '../../scripts/chromium.mjs';
 import { labelOf } from '../../web/lib/format.js';
+import { labelled } from '../../web/lib/compute/model.js';
 import { FIXED_CORE, RELAXED_CORE } from '../../web/lib/core-file.js';
 import { DEFAULTS, paramOf as paramName } from '../../web/lib/state.js';
 
@@ -426,12 +427,8 @@ export function assertShowsModel(state, text, modelRef, { expect, tolerance = 1e
   assert.ok(state.map, 'a heatmap is drawn');
   const weights = shown.run.layers[0].heads[0].weights;
   assertWeights(state.map, weights, 'model heatmap', tolerance);
-  // The page labels the bare "▁" piece (an empty label) visibly, as web/lib/compute/model.js's labelled() does.
-  assertLabels(
-    state.map,
-    shown.run.tokens.map((t) => (t.text === '' ? { ...t, text: '▁' } : t)),
-    'model heatmap',
-  );
+  // The tokens as the page labels them (the bare "▁" piece's empty label made visible): the page's own rule.
+  assertLabels(state.map, labelled(shown.run.tokens), 'model heatmap');
   assertColours(state.map, 'model heatmap');
   return { tokens: shown.run.tokens, weights };
 }

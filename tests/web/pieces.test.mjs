@@ -79,6 +79,16 @@ const tokensOf = (run) => labelled(run.tokens);
 /** Word-level tokens: the words' texts, as the page's word maps label them. */
 const wordTokens = (labels) => labels.map((text) => ({ text, lookup: 'known' }));
 
+/**
+ * A figure's word-level map: head `head` of layer `layer` of `run` merged to words by the core
+ * (mergePieces), labelled by `words` (the sentence's, unless a blank hides one).
+ */
+function assertWordMap(map, run, [layer, head], what, words = SENTENCE.split(' ')) {
+  const wordOf = run.tokens.map((t) => t.word);
+  assertWeights(map, encoder.mergePieces(run.layers[layer].heads[head].weights, wordOf), what);
+  assertLabels(map, wordTokens(words), what);
+}
+
 test('the stand-ins read pieces, and the page labels them the BertViz way', () => {
   assert.equal(encoder.vocabulary, 'pieces');
   assert.equal(decoder.vocabulary, 'pieces');
@@ -207,15 +217,7 @@ test('units round-trips through the URL and the state; a words model offers none
     assert.equal(await page.inputValue('#units'), 'words');
     const run = encoder.run(SENTENCE);
     const { map } = await figureState(page, null);
-    assertWeights(
-      map,
-      encoder.mergePieces(
-        run.layers[1].heads[0].weights,
-        run.tokens.map((t) => t.word),
-      ),
-      'opened on words',
-    );
-    assertLabels(map, wordTokens(SENTENCE.split(' ')), 'opened on words');
+    assertWordMap(map, run, [1, 0], 'opened on words');
     assert.equal(map.rowLabels[4].text, 'station');
     // Its share link keeps it.
     assert.equal(new URL(page.url()).searchParams.get('units'), 'words');
@@ -229,15 +231,7 @@ test('units round-trips through the URL and the state; a words model offers none
     await drawn(widget.page, { scope: '#fig', timeout: 30_000, source: 'encoder', units: 'words' });
     const { map } = await figureState(widget.page, '#fig');
     const run = encoder.run(SENTENCE);
-    assertWeights(
-      map,
-      encoder.mergePieces(
-        run.layers[0].heads[0].weights,
-        run.tokens.map((t) => t.word),
-      ),
-      'widget units="words"',
-    );
-    assertLabels(map, wordTokens(SENTENCE.split(' ')), 'widget words');
+    assertWordMap(map, run, [0, 0], 'widget units="words"');
     // Set from a script, the attribute switches it back to pieces.
     await widget.page.evaluate(() => document.getElementById('fig').setAttribute('units', 'pieces'));
     await drawn(widget.page, { scope: '#fig', source: 'encoder', units: 'pieces' });
@@ -307,15 +301,7 @@ test('fill the blank on a word of three pieces: any of its pieces hides them all
     await page.selectOption('#units', 'words');
     await drawn(page, { source: 'encoder', blank: LEFT, units: 'words' });
     const words = await figureState(page, null);
-    assert.equal(words.map.rowLabels[LEFT].text, '[MASK]');
-    assertWeights(
-      words.map,
-      encoder.mergePieces(
-        filled.run.layers[0].heads[0].weights,
-        filled.run.tokens.map((t) => t.word),
-      ),
-      'masked words',
-    );
+    assertWordMap(words.map, filled.run, [0, 0], 'masked words', SENTENCE.split(' ').with(LEFT, '[MASK]'));
     assert.deepEqual(await buttons.allTextContents(), SENTENCE.split(' '));
     assert.equal(await buttons.nth(LEFT).getAttribute('aria-pressed'), 'true');
 
