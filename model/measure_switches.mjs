@@ -1,84 +1,88 @@
-// What each part of the trained models is worth, measured on held-out text through the wasm core (the
-// attention_model_wasm module and the JS API the page calls: LanguageModel.fill and run with `off`):
-// the encoder's whole-word masked accuracy (top-1, top-5) and the decoder's next-word accuracy (top-1,
+// What each part of the shipped pieces models is worth, measured on held-out text through the wasm core (the
+// attention_model_wasm module and the JS API the page calls: LanguageModel.fill and run with `off`): the
+// encoder's whole-word masked accuracy and the decoder's accuracy on the next word's first piece (top-1,
 // top-5) as trained, with each single head switched off in each mode (zero, mean, uniform), with each
-// layer's attention off, and with the positional encoding off. Prints model/README.md's table (markdown)
+// layer's attention off, and with the positional encoding off. Prints model/README.md's tables (markdown)
 // and writes every number to build/model/switches.json.
 //
-//   node model/measure_switches.mjs [cases per model, default 1000] [wasm dir, default build/wasm]
+//   node model/measure_switches.mjs [cases, default 2000] [wasm dir, default build/wasm]
 //
-// Held-out text: the validation lines of build/vectors/corpus.txt (line i with i mod 20 = 19, as
-// model/tinylm.py splits them; the file is rebuilt by tinylm.ensure_corpus() if missing), cut into pieces
-// of at most 32 tokens (tinylm.chunks). A fixed seed picks the pieces and, in each, one word: the encoder
-// hides it ([MASK]) and is asked for it; the decoder reads the words before it and is asked for the next.
-// Words the model reads as <unk> are never targets (neither model may guess <unk>).
+// The cases are measure_accuracy.mjs's (imported, same seed): a held-out line of build/corpus/heldout.txt
+// (data/build_corpus.py: lines no shipped model trained on), its first 32 tokens, and one alphabetic word
+// of it. The encoder hides the whole word (all its pieces, as the page's fill-the-blank does) and a case
+// counts when a whole-word guess is exactly the word. The decoder reads the words before it and a case
+// counts when a next-piece guess is the word's first piece: the API's decoder guesses pieces, not words
+// (for a word of one piece, the two are the same); cases whose word is the line's first are left out.
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { mulberry32 } from '../web/lib/rng.js';
+import { heldOutCases, SEED } from './measure_accuracy.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const perModel = Number(process.argv[2] ?? 1000);
+const count = Number(process.argv[2] ?? 2000);
 const wasmDir = path.resolve(root, process.argv[3] ?? 'build/wasm');
-const corpusFile = path.join(root, 'build', 'vectors', 'corpus.txt');
-if (!existsSync(corpusFile)) {
-  throw new Error(`${corpusFile} is missing: /usr/bin/python3 -c "import sys; sys.path.insert(0, 'model'); import tinylm; tinylm.ensure_corpus()"`);
-}
-const CONTEXT = 32;
-const SEED = 20251125;
 
 const { loadAttentionWithModel } = await import(pathToFileURL(path.join(wasmDir, 'attention.js')).href);
 const core = await loadAttentionWithModel({ wasmBinary: await readFile(path.join(wasmDir, 'attention_model_wasm.wasm')) });
-
-// A small seeded generator (mulberry32, the page's own): the same cases on every run and machine.
-const random = mulberry32;
-
-// The validation pieces as token lists.
-const lines = (await readFile(corpusFile, 'utf8')).split('\n').slice(0, -1);
-const pieces = [];
-lines.forEach((line, i) => {
-  if (i % 20 !== 19) return;
-  const tokens = line.split(' ').filter(Boolean);
-  for (let s = 0; s < tokens.length; s += CONTEXT) if (tokens.length - s >= 2) pieces.push(tokens.slice(s, s + CONTEXT));
-});
+const { cases: heldOut, skipped } = await heldOutCases(core, count);
 
 /**
- * `count` cases for one model: a seeded piece and a seeded word of it, the piece's text re-tokenised by
- * the core to the same tokens (pieces whose text does not are skipped and counted), the target never
- * <unk>. Decoder: the text is the words before the target.
+ * One model's cases: the encoder's are the held-out cases as they are; the decoder's are those whose word
+ * has words before it, as { text: those words, target: the id of the word's first piece as the decoder
+ * reads the whole line, pieces: how many pieces the word has }.
  */
-function cases(model, count, seed) {
-  const next = random(seed);
-  const out = [];
-  let skipped = 0;
-  while (out.length < count) {
-    const piece = pieces[Math.floor(next() * pieces.length)];
-    const text = piece.join(' ');
-    const tokens = core.tokenize(text);
-    if (tokens.length !== piece.length || tokens.some((t, i) => t !== piece[i])) {
-      skipped++;
-      continue;
-    }
-    const position = model.kind === 'encoder' ? Math.floor(next() * piece.length) : 1 + Math.floor(next() * (piece.length - 1));
-    // The id the model reads for the word: the decoder's run on the whole piece gives every token's.
-    const id = model.run(text, { top: 0, keep: [] }).tokens[position].id;
-    if (id === 0) continue;
-    out.push({ text: model.kind === 'encoder' ? text : piece.slice(0, position).join(' '), position, id });
-  }
-  return { cases: out, skipped };
+function casesFor(model) {
+  if (model.kind === 'encoder') return heldOut;
+  return heldOut
+    .filter((c) => c.position > 0)
+    .map((c) => {
+      const tokens = model.run(c.text, { top: 0, keep: [] }).tokens;
+      const word = tokens.filter((t) => t.word === c.position);
+      const text = c.text.split(' ').slice(0, c.position).join(' ');
+      // The words before it read alone must be the same pieces as in the line, or the case would not be the line's.
+      const before = model.run(text, { top: 0, keep: [] }).tokens;
+      if (before.length !== tokens.indexOf(word[0]) || before.some((t, i) => t.id !== tokens[i].id))
+        throw new Error(`"${text}" reads differently alone`);
+      return { ...c, text, target: word[0].id, pieces: word.length };
+    });
 }
 
-/** Top-1 and top-5 accuracy (%) of one model over its cases with `off` switched off. */
-function accuracy(model, list, off) {
-  let top1 = 0,
-    top5 = 0;
-  for (const c of list) {
-    const guesses = model.kind === 'encoder' ? model.fill(c.text, c.position, { keep: [], off }).guesses : model.run(c.text, { keep: [], off }).predictions;
-    if (guesses[0].id === c.id) top1++;
-    if (guesses.some((g) => g.id === c.id)) top5++;
+/** Per case, whether the top guess (top1) and any of the five best (top5) is right, with `off` switched off. */
+function hits(model, list, off) {
+  const top1 = new Uint8Array(list.length),
+    top5 = new Uint8Array(list.length);
+  list.forEach((c, i) => {
+    const right =
+      model.kind === 'encoder'
+        ? model.fill(c.text, c.position, { top: 5, keep: [], off }).guesses.map((g) => g.word === c.word)
+        : model.run(c.text, { top: 5, keep: [], off }).predictions.map((g) => g.id === c.target);
+    top1[i] = right[0] ? 1 : 0;
+    top5[i] = right.some(Boolean) ? 1 : 0;
+  });
+  return { top1, top5 };
+}
+
+const sum = (a) => a.reduce((s, x) => s + x, 0);
+/**
+ * A row's accuracies (%) and, against the model as trained on the same cases, the paired change of top-1
+ * with its standard error: cases lost and gained, SE = √(lost + gained − (lost − gained)²/n)/n.
+ */
+function row(h, base) {
+  const n = h.top1.length;
+  const out = { top1: (100 * sum(h.top1)) / n, top5: (100 * sum(h.top5)) / n };
+  if (base) {
+    let lost = 0,
+      gained = 0;
+    h.top1.forEach((x, i) => {
+      if (base.top1[i] && !x) lost++;
+      if (!base.top1[i] && x) gained++;
+    });
+    out.lost = lost;
+    out.gained = gained;
+    out.change = (100 * (gained - lost)) / n;
+    out.se = (100 * Math.sqrt(lost + gained - (lost - gained) ** 2 / n)) / n;
   }
-  return { top1: (100 * top1) / list.length, top5: (100 * top5) / list.length };
+  return out;
 }
 
 const MODES = ['zero', 'mean', 'uniform'];
@@ -90,43 +94,61 @@ for (const [kind, file] of [
 ]) {
   const model = core.loadModel(new Uint8Array(await readFile(path.join(root, 'data', file))));
   try {
-    const { cases: list, skipped } = cases(model, perModel, SEED + (kind === 'decoder' ? 1 : 0));
-    const rows = [{ what: 'as trained', ...accuracy(model, list, undefined) }];
+    const list = casesFor(model);
+    const baseHits = hits(model, list, undefined);
+    const rows = [{ what: 'as trained', ...row(baseHits) }];
     for (let l = 0; l < model.layers; l++)
       for (let h = 0; h < model.heads; h++) {
-        const row = { what: `L${l + 1}H${h + 1}`, caption: model.captions[l]?.[h] ?? '' };
-        for (const mode of MODES) row[mode] = accuracy(model, list, { heads: [[l, h]], mode });
-        rows.push(row);
+        const r = { what: `L${l + 1}H${h + 1}`, caption: model.captions[l]?.[h] ?? '' };
+        for (const mode of MODES) r[mode] = row(hits(model, list, { heads: [[l, h]], mode }), baseHits);
+        rows.push(r);
       }
-    for (let l = 0; l < model.layers; l++) rows.push({ what: `layer ${l + 1}'s attention`, ...accuracy(model, list, { layers: [l] }) });
-    rows.push({ what: 'positions', ...accuracy(model, list, { positions: true }) });
-    results[kind] = { cases: list.length, skippedPieces: skipped, rows };
+    for (let l = 0; l < model.layers; l++)
+      rows.push({ what: `layer ${l + 1}'s attention`, ...row(hits(model, list, { layers: [l] }), baseHits) });
+    rows.push({ what: 'positions', ...row(hits(model, list, { positions: true }), baseHits) });
+    // The decoder's one-piece words, where the first piece is the whole word: next-word accuracy as trained.
+    const single = kind === 'decoder' ? list.map((c) => c.pieces === 1) : null;
+    const onePiece = single && { cases: sum(single), top1: (100 * sum(baseHits.top1.filter((_, i) => single[i]))) / sum(single) };
+    results[kind] = { cases: list.length, rows, ...(onePiece && { onePiece }) };
   } finally {
     model.delete();
   }
 }
 const seconds = (performance.now() - started) / 1000;
 
-// The table: one row per switch; a head's row has each mode's top-1 / top-5.
+// The tables: one row per switch; a head's row has each mode's top-1 / top-5. The mode that costs the most
+// top-1 is in bold when it costs at least a point and more than twice its paired standard error.
 const pct = (x) => x.toFixed(1);
 const cell = (r) => `${pct(r.top1)} / ${pct(r.top5)}`;
 const out = [];
 for (const [kind, r] of Object.entries(results)) {
   const base = r.rows[0];
-  const task = kind === 'encoder' ? 'masked word' : 'next word';
-  out.push(`**${kind === 'encoder' ? 'Encoder' : 'Decoder'}** (\`data/${kind === 'encoder' ? 'encoder' : 'model'}.bin\`), ${task}, top-1 / top-5 %, ${r.cases} held-out cases:`, '');
+  const task = kind === 'encoder' ? 'whole-word masked accuracy' : "the next word's first piece";
+  out.push(
+    `**${kind === 'encoder' ? 'Encoder' : 'Decoder'}** (\`data/${kind === 'encoder' ? 'encoder' : 'model'}.bin\`), ${task}, top-1 / top-5 %, ${r.cases} held-out cases:`,
+    '',
+  );
   out.push('| switched off | zero | mean | uniform | the head (its caption) |', '| --- | --- | --- | --- | --- |');
   out.push(`| nothing (as trained) | ${cell(base)} | | | |`);
-  for (const row of r.rows.slice(1)) {
-    if (row.zero) {
-      const worst = MODES.reduce((a, m) => (row[m].top1 < row[a].top1 ? m : a));
-      const shown = MODES.map((m) => (m === worst && base.top1 - row[m].top1 >= 1 ? `**${cell(row[m])}**` : cell(row[m])));
-      out.push(`| ${row.what} | ${shown.join(' | ')} | ${row.caption} |`);
-    } else out.push(`| ${row.what} | ${cell(row)} | | | |`);
+  for (const x of r.rows.slice(1)) {
+    if (x.zero) {
+      const worst = MODES.reduce((a, m) => (x[m].top1 < x[a].top1 ? m : a));
+      const shown = MODES.map((m) => (m === worst && -x[m].change >= 1 && -x[m].change > 2 * x[m].se ? `**${cell(x[m])}**` : cell(x[m])));
+      out.push(`| ${x.what} | ${shown.join(' | ')} | ${x.caption} |`);
+    } else out.push(`| ${x.what} | ${cell(x)} | | | |`);
   }
   out.push('');
 }
 console.log(out.join('\n'));
-console.log(`(${seconds.toFixed(0)} s; seed ${SEED}; ${results.encoder.skippedPieces + results.decoder.skippedPieces} pieces skipped because their text re-tokenises differently)`);
+const ses = Object.values(results).flatMap((r) => r.rows.slice(1).flatMap((x) => (x.zero ? MODES.map((m) => x[m].se) : [x.se])));
+const { onePiece } = results.decoder;
+console.log(
+  `(${seconds.toFixed(0)} s; seed ${SEED}; ${skipped} lines skipped because their text re-tokenises differently; ` +
+    `paired SE of a top-1 change ${pct(Math.min(...ses))}–${pct(Math.max(...ses))} points; ` +
+    `decoder on one-piece words, i.e. next-word top-1: ${pct(onePiece.top1)} % of ${onePiece.cases})`,
+);
 await mkdir(path.join(root, 'build', 'model'), { recursive: true });
-await writeFile(path.join(root, 'build', 'model', 'switches.json'), JSON.stringify({ seed: SEED, seconds, results }, null, 1) + '\n');
+await writeFile(
+  path.join(root, 'build', 'model', 'switches.json'),
+  JSON.stringify({ seed: SEED, cases: count, skipped, seconds, results }, null, 1) + '\n',
+);
