@@ -407,7 +407,8 @@ export interface LanguageModel {
   /**
    * The k vocabulary words whose embeddings (rows of E, also the tied output head) are nearest to `vector`
    * (dModel values: a row of a run's `input`, or of a layer's `output`) by cosine similarity, over the
-   * whole vocabulary, best first; '<unk>' and '[MASK]' are never among them. `finalNorm`: read the vector
+   * whole vocabulary, best first; '<unk>' and '[MASK]' are never among them. A pieces model's `word` is the
+   * piece labelled as its tokens are ("river" for "▁river", "##s" for "s"). `finalNorm`: read the vector
    * through the final LayerNorm first, as the output head reads the last layer. Throws AttentionError for
    * a vector of the wrong length, a NaN or ±Inf value, an all-zero vector, k < 1, or an unknown word in
    * `exclude`.

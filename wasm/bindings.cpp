@@ -831,7 +831,8 @@ class LanguageModelHandle {
   int find(std::string word) const { return loaded_ ? static_cast<int>(model_.find(word)) : -1; }
 
   // The model's nearest words to a vector of its stream (attn::nearest_embeddings): vector d_model values
-  // (Float32Array), exclude ids (Int32Array), final_norm: read through LN_f first. [{ word, id, similarity }].
+  // (Float32Array), exclude ids (Int32Array), final_norm: read through LN_f first. [{ word, id, similarity }],
+  // `word` a pieces model's piece labelled as its tokens are.
   val nearest(val vector, double k, val exclude, bool final_norm) const {
     return guarded([&] {
       if (!loaded_) throw AttentionError("no model is loaded");
@@ -843,7 +844,10 @@ class LanguageModelHandle {
       for (const Neighbour& n : nearest_embeddings(model_, q.data(), static_cast<Index>(q.size()), wanted,
                                                    std::vector<Index>(ids.begin(), ids.end()), final_norm)) {
         val neighbour = val::object();
-        put(neighbour, "word", model_.vocabulary[static_cast<std::size_t>(n.id)]);
+        // A pieces model's neighbour is labelled as its tokens are (BertViz: "river", "##s"), not "▁river".
+        put(neighbour, "word",
+            model_.pieces ? model_.pieces->label(static_cast<std::uint32_t>(n.id))
+                          : model_.vocabulary[static_cast<std::size_t>(n.id)]);
         put(neighbour, "id", static_cast<double>(n.id));
         put(neighbour, "similarity", static_cast<double>(n.similarity));
         push(out, neighbour);

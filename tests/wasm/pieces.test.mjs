@@ -457,3 +457,25 @@ nodeTest.describe('headEffects on pieces models', () => {
     });
   });
 });
+
+test('a pieces model’s nearest words are labelled as its tokens are: “river”, “##s”, never “▁river”', () => {
+  withModel(bytes['shipped encoder'], (model) => {
+    const run = model.run('the boat drifted to the bank of the river');
+    const bank = run.tokens.findIndex((t) => t.text === 'bank');
+    const row = run.input.data.subarray(bank * run.input.cols, (bank + 1) * run.input.cols);
+    const near = model.nearest(row, 50, { exclude: [run.tokens[bank].id] });
+    assert.equal(near.length, 50);
+    for (const n of near) {
+      assert.ok(!n.word.includes('▁'), n.word);
+      // The label of the same id, as a run labels its tokens: a one-word text of that piece alone.
+      const piece = model.run(n.word.startsWith('##') ? `x${n.word.slice(2)}` : n.word).tokens;
+      if (!n.word.startsWith('##') && piece.length === 1) assert.equal(piece[0].text, n.word);
+    }
+  });
+  // A words model's neighbours are its words, as before.
+  withModel(bytes.words, (model) => {
+    const run = model.run('the bank of the river');
+    const near = model.nearest(run.input.data.subarray(run.input.cols, 2 * run.input.cols), 5, { exclude: [run.tokens[1].id] });
+    assert.ok(near.every((n) => !n.word.startsWith('##')));
+  });
+});
