@@ -310,3 +310,17 @@ test('the story word of a pieces model is a word’s first piece, told by its st
   assert.equal(strongestRow(later, tokens), 1);
   assert.equal(strongestRow({ rows: 1, cols: 1, data: Float32Array.from([1]) }, [{ word: 0 }]), 0);
 });
+
+test('the story names a piece of a longer word with that word: “hav” (of “haven’t”)', async () => {
+  const { named } = await import('../../web/lib/words.js');
+  const tokens = [
+    { text: 'cat', word: 0 },
+    { text: 'hav', word: 1 },
+    { text: '##en', word: 1 },
+    { text: 'cat', word: 2 },
+  ];
+  const words = ['cat', "haven't", 'cat'];
+  assert.equal(named(tokens, 1, words), "“hav” (of “haven't”)");
+  assert.equal(named(tokens, 0, words), '“cat” (1)', 'a one-piece word is named as it is, with its position when repeated');
+  assert.equal(named(tokens, 1), '“hav”', 'without word labels: the piece alone');
+});

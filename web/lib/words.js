@@ -2,11 +2,17 @@
 // story line (figure/notes.js) and the views that write their own (heads, compare).
 import { num } from './format.js';
 
-/** A word as the story names it: its text, with its position when the text repeats it. */
-export function named(tokens, i) {
+/**
+ * A word as the story names it: its text, with its position when the text repeats it. With `words` (a
+ * pieces model's word labels, indexed by each token's `word`), a piece of a longer word also names that
+ * word: “hav” (of “haven't”).
+ */
+export function named(tokens, i, words = null) {
   const text = tokens[i].text;
   const repeated = tokens.some((t, k) => k !== i && t.text === text);
-  return `“${text}”${repeated ? ` (${i + 1})` : ''}`;
+  const w = tokens[i].word;
+  const piece = words && w !== undefined && tokens.some((t, k) => k !== i && t.word === w);
+  return `“${text}”${repeated ? ` (${i + 1})` : ''}${piece ? ` (of “${words[w]}”)` : ''}`;
 }
 
 /** A weight as the story writes it: two decimals, or four when it is that small (a long text spreads each row thin). */

@@ -28,18 +28,20 @@ function wordStory(state, result) {
   const i = wordOf(state, result),
     m = result.shown,
     t = result.tokens;
-  if (result.T === 1) return `${named(t, 0)} is the only word: it can look only at itself (weight ${weight(m.data[0])}).`;
+  // A pieces model's pieces also name their word (words.js).
+  const words = result.wordLevel?.tokens.map((w) => w.text) ?? null;
+  const name = (tokens, k) => named(tokens, k, words);
+  if (result.T === 1) return `${name(t, 0)} is the only word: it can look only at itself (weight ${weight(m.data[0])}).`;
   const byColumn = result.norm === 'columns';
   const { k, w, self } = strongest(m, i, byColumn);
-  if (w <= 0) return `${named(t, i)} can look only at itself here (weight ${weight(self)}): the causal mask hides every later word.`;
+  if (w <= 0) return `${name(t, i)} can look only at itself here (weight ${weight(self)}): the causal mask hides every later word.`;
   const after = self > w ? `, after itself (${weight(self)})` : `; on itself ${weight(self)}`;
   const rollout = result.kind === 'model' && result.model.rollout;
-  if (byColumn)
-    return `Down the column of the key ${named(t, i)}: the query that takes most of it is ${named(t, k)} (${weight(w)})${after}.`;
+  if (byColumn) return `Down the column of the key ${name(t, i)}: the query that takes most of it is ${name(t, k)} (${weight(w)})${after}.`;
   const verb = rollout ? 'draws most, through every layer, on' : 'looks most at';
-  let line = `${named(t, i)} ${verb} ${named(t, k)} (${weight(w)})${after}.`;
+  let line = `${name(t, i)} ${verb} ${name(t, k)} (${weight(w)})${after}.`;
   const back = strongest(m, k, false);
-  if (back.k === i && back.w > 0 && !rollout) line += ` ${named(t, k)} looks most at ${named(t, i)} in turn (${weight(back.w)}).`;
+  if (back.k === i && back.w > 0 && !rollout) line += ` ${name(t, k)} looks most at ${name(t, i)} in turn (${weight(back.w)}).`;
   return line;
 }
 
