@@ -324,3 +324,14 @@ test('the story names a piece of a longer word with that word: “hav” (of “
   assert.equal(named(tokens, 0, words), '“cat” (1)', 'a one-piece word is named as it is, with its position when repeated');
   assert.equal(named(tokens, 1), '“hav”', 'without word labels: the piece alone');
 });
+
+test('the query menu names a piece of a longer word with that word: “g (gtk)”', async () => {
+  const { pickerLabels } = await import('../../web/lib/words.js');
+  const tokens = [
+    { text: 'the', word: 0 },
+    { text: 'g', word: 1 },
+    { text: '##tk', word: 1 },
+  ];
+  assert.deepEqual(pickerLabels(tokens, ['the', 'gtk']), ['the', 'g (gtk)', '##tk (gtk)']);
+  assert.deepEqual(pickerLabels(tokens), ['the', 'g', '##tk']);
+});

@@ -15,6 +15,17 @@ export function named(tokens, i, words = null) {
   return `“${text}”${repeated ? ` (${i + 1})` : ''}${piece ? ` (of “${words[w]}”)` : ''}`;
 }
 
+/**
+ * The query menu's words: each token's text, and for a piece of a longer word that word too ("g (gtk)"),
+ * from `words` (a pieces model's word labels, indexed by each token's `word`; null: the texts alone).
+ */
+export function pickerLabels(tokens, words = null) {
+  if (!words) return tokens.map((t) => t.text);
+  const pieces = new Map();
+  for (const t of tokens) pieces.set(t.word, (pieces.get(t.word) ?? 0) + 1);
+  return tokens.map((t) => (pieces.get(t.word) > 1 ? `${t.text} (${words[t.word]})` : t.text));
+}
+
 /** A weight as the story writes it: two decimals, or four when it is that small (a long text spreads each row thin). */
 export const weight = (w) => num(w, w > 0 && w < 0.005 ? 4 : 2);
 
