@@ -9,6 +9,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "attention/attention.hpp"
 
@@ -41,12 +42,13 @@ inline val to_js(const Matrix& m) {
   return out;
 }
 
-// Runs `body`; returns true, or false with the message of the exception it threw in `message`. The one
-// place the messages of each kind of exception are made (guarded and the output-only path use it).
-template <typename Body>
-bool caught(Body&& body, std::string& message) {
+// Runs call(body); returns true, or false with the message of the exception it threw in `message`. The
+// one place the messages of each kind of exception are made, and the one try/catch: kept out of line and
+// not a template, so each entry point does not stamp out its own copy of the catch clauses (~370 bytes
+// of wasm each at -O3, 20 entry points: measured 1.7 KiB gzip of the page's module). One indirect call a call.
+__attribute__((noinline)) inline bool caught_call(void (*call)(void*), void* body, std::string& message) {
   try {
-    body();
+    call(body);
     return true;
   } catch (const AttentionError& e) {
     message = e.what();
@@ -58,13 +60,24 @@ bool caught(Body&& body, std::string& message) {
   return false;
 }
 
+// Runs `body` through caught_call (guarded and the output-only path use it).
+template <typename Body>
+bool caught(Body&& body, std::string& message) {
+  using B = std::remove_reference_t<Body>;
+  return caught_call([](void* b) { (*static_cast<B*>(b))(); }, const_cast<void*>(static_cast<const void*>(&body)),
+                     message);
+}
+
+// A JS Error carrying `message` (out of line: one copy for every guarded entry point).
+__attribute__((noinline)) inline val error_of(const std::string& message) { return val::global("Error").new_(message); }
+
 // Runs `body`, turning any exception into a returned JS Error carrying its message.
 template <typename Body>
 val guarded(Body&& body) {
   val out = val::undefined();
   std::string message;
   if (caught([&] { out = body(); }, message)) return out;
-  return val::global("Error").new_(message);
+  return error_of(message);
 }
 
 }  // namespace attn::wasm
