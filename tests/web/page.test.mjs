@@ -460,6 +460,30 @@ test('when the early loads fail, the page loads the core and the word vectors it
   }
 });
 
+test('the parts below the figure load after it; when their code cannot load, the figure stays and the page says so', async () => {
+  // The walkthrough's chunk (chunks/walkthrough-*.js, built by esbuild's splitting) answers 404.
+  const { page, problems } = await openWatched(browser, url, {
+    viewport: { width: 1280, height: 900 },
+    before: (page) => page.route(/\/chunks\/walkthrough-[^/]*\.js$/, (route) => route.fulfill({ status: 404, body: 'Not found' })),
+  });
+  try {
+    await drawn(page);
+    assertMatchesWasm(await grid(page), DEFAULT.join(' '));
+    await page.waitForFunction(() => /could not load/.test(document.getElementById('explainer').textContent));
+    assert.equal(await page.textContent('#explainer'), 'The step-by-step sections could not load: reload the page to try again.');
+    // The figure keeps working: a new sentence draws.
+    await page.fill('#sentence', 'the bus left the station');
+    await drawn(page, { sentence: 'the bus left the station' });
+    assertMatchesWasm(await grid(page), 'the bus left the station');
+    assert.deepEqual(
+      problems.filter((p) => !/walkthrough-|404|Failed to fetch dynamically imported module/.test(p)),
+      [],
+    );
+  } finally {
+    await page.close();
+  }
+});
+
 test('a browser without relaxed SIMD loads the fixed build of the core, once, and draws the same weights', async () => {
   const { page, problems, requests } = await openWatched(browser, url, { before: withoutRelaxedSimd });
   try {
