@@ -221,6 +221,13 @@ test('units round-trips through the URL and the state; a words model offers none
     assert.equal(map.rowLabels[4].text, 'station');
     // Its share link keeps it.
     assert.equal(new URL(page.url()).searchParams.get('units'), 'words');
+    // A view that stays on pieces (the steps) offers no choice; back on the heatmap, the choice is there again.
+    await page.selectOption('#view', 'steps');
+    await drawn(page, { view: 'steps' });
+    assert.equal(await page.isVisible('#units'), false, 'the steps view stays on pieces');
+    await page.selectOption('#view', 'heatmap');
+    await drawn(page, { view: 'heatmap' });
+    assert.equal(await page.isVisible('#units'), true);
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

@@ -8,7 +8,7 @@ import { h } from '../dom.js';
 import { count } from '../format.js';
 import { ROLLOUT, SOURCES, SOURCE_NAMES, settingsFor } from '../state.js';
 import { PAGE_SCORES } from '../scores.js';
-import { VIEWS, isAvailable } from '../views/registry.js';
+import { VIEWS, isAvailable, viewNamed } from '../views/registry.js';
 import { wordOf } from '../compute.js';
 import { pickerLabels } from '../words.js';
 
@@ -270,7 +270,8 @@ export class Controls {
         ? { layers: result.model.layers, heads: result.model.heads, rollout: true }
         : null;
     e.layerRow.hidden = !dims;
-    e.unitsField.hidden = Boolean(imported) || result?.vocabulary !== 'pieces';
+    // A view that stays on pieces (the steps, the compare view: registry.js `units`) has no choice to offer.
+    e.unitsField.hidden = Boolean(imported) || result?.vocabulary !== 'pieces' || viewNamed(state.view).units === 'pieces';
     e.units.value = state.units;
     e.importedInfo.hidden = !imported;
     e.clearImport.hidden = !imported || !this.allowImport;
