@@ -180,3 +180,35 @@ test('phone: the every-layer view scrolls each layer sideways, the page does not
     await context.close();
   }
 });
+
+test('a hidden word of many pieces: when no whole-word guess is likely, the title says so and why; a one-piece word gets its guesses', async () => {
+  const text = "my grandmother's recipe needs three ripe bananas";
+  const title = (page) => page.textContent('#predictions > :first-child');
+  for (const [word, likely] of [
+    [1, false], // grandmother's: five pieces, each scored on its own
+    [4, true], // three: one piece
+  ]) {
+    const filled = encoder.model.fill(text, word, { top: 5 });
+    // The model's own numbers decide which title applies: a guess of 0.1 % or more is a guess.
+    assert.equal(filled.masked.length > 1 && filled.guesses[0].probability < 0.001, !likely, `word ${word}: ${filled.guesses[0].word}`);
+    const { page, problems } = await open(`?source=encoder&sentence=${encodeURIComponent(text)}&blank=${word}`);
+    try {
+      await page.waitForFunction(() => document.querySelectorAll('#predictions .prediction-list li').length === 5, null, {
+        timeout: 20_000,
+      });
+      assert.deepEqual(
+        (await guessesShown(page)).map((g) => g.word),
+        filled.guesses.map((g) => g.word),
+      );
+      if (likely) assert.match(await title(page), /^Fill the blank\. The encoder’s 5 best guesses for word 5 \(it was “three”\)/);
+      else
+        assert.match(
+          await title(page),
+          /^Fill the blank\. No guess of the encoder’s for word 2 \(it was “grandmother's”, 5 pieces\) is likely: it scores each hidden piece on its own/,
+        );
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+    }
+  }
+});

@@ -49,7 +49,7 @@ export function writePredictions(box, result, { onBlank, onToggle } = {}) {
     title.replaceChildren(
       h('strong', {}, 'Fill the blank. '),
       blank
-        ? `The encoder’s ${after.length} best guesses for word ${blank.position + 1} (it was “${blank.word}”), from the words on both sides of it:`
+        ? blankTitle(blank, after)
         : 'Choose a word to hide: the encoder reads [MASK] in its place and guesses it from the words on both sides.',
     );
     writeBlankButtons(words, result, onBlank);
@@ -79,6 +79,19 @@ export function writePredictions(box, result, { onBlank, onToggle } = {}) {
   moved.textContent = before ? movedLine(m, right) : '';
   moved.hidden = !before;
   writeEffects(effects, result, onToggle);
+}
+
+// Below this, a whole-word guess is no real guess (it prints as 0.0 %): a word of many pieces, each scored
+// on its own, whose best spellings are strings like "th--aa".
+const UNLIKELY = 0.001;
+
+/** The title over an encoder's guesses for a hidden word; it says so when none of them is likely. */
+function blankTitle(blank, guesses) {
+  const where = `word ${blank.position + 1} (it was “${blank.word}”`;
+  const pieces = blank.masked?.length ?? 1;
+  if (pieces > 1 && (guesses[0]?.probability ?? 0) < UNLIKELY)
+    return `No guess of the encoder’s for ${where}, ${pieces} pieces) is likely: it scores each hidden piece on its own, so a word of several pieces is mostly beyond it. Hide a shorter word to see real guesses. Its ${guesses.length} best spellings of ${pieces} pieces, for what they are worth:`;
+  return `The encoder’s ${guesses.length} best guesses for ${where}), from the words on both sides of it:`;
 }
 
 /** word → { rank (1-based), probability } over a run's ranked guesses. */
