@@ -183,7 +183,7 @@ test('phone: the every-layer view scrolls each layer sideways, the page does not
 
 test('a hidden word of many pieces: when no whole-word guess is likely, the title says so and why; a one-piece word gets its guesses', async () => {
   const text = "my grandmother's recipe needs three ripe bananas";
-  const title = (page) => page.textContent('#predictions > :first-child');
+  const title = (page) => page.textContent('#predictions .predictions-title');
   for (const [word, likely] of [
     [1, false], // grandmother's: five pieces, each scored on its own
     [4, true], // three: one piece
