@@ -1,6 +1,7 @@
-// Helpers shared by the trained models' wasm tests (model.test.mjs, encoder.test.mjs): the reader of
-// model/make_golden.py's files, the FNV-1a hash they record, a row-scaled comparison and a float64
-// affine map. (Not a test file itself: node --test only runs *.test.mjs.)
+// Helpers shared by the trained models' wasm tests (model, encoder, pieces, model-intervention-golden):
+// the readers of model/make_golden.py's and make_intervention_golden.py's files, the FNV-1a hash they
+// record, a row-scaled comparison and a float64 affine map. (Not a test file itself: node --test only
+// runs *.test.mjs.)
 import assert from 'node:assert/strict';
 
 /**
@@ -113,4 +114,37 @@ export function assertRunMatchesCase(model, run, c, where) {
   worst = Math.max(worst, assertCloseRows(run.finalNorm, c.m.final_norm, 1e-4, `${where} final_norm`));
   worst = Math.max(worst, assertCloseRows(run.rollout, c.m.rollout, 1e-4, `${where} rollout`));
   return Math.max(worst, assertNearestMatches(model, run, c, where));
+}
+
+/**
+ * The format model/make_intervention_golden.py writes (and make_pieces_fixture.py's pieces_effects_cases.txt):
+ * { sizes: { model: bytes }, cases: [{ model, name, sentence, blank, effects (the mode), off, m: named matrices }] }.
+ */
+export function parseInterventionCases(text) {
+  const lines = text.split('\n');
+  const out = { sizes: {}, cases: [] };
+  let model;
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]) continue;
+    const [kind, ...rest] = lines[i].split(' ');
+    const current = out.cases.at(-1);
+    if (kind === 'model') [model, out.sizes[rest[0]]] = [rest[0], Number(rest[1])];
+    else if (kind === 'case') out.cases.push({ model, name: rest[0], m: {} });
+    else if (kind === 'sentence') current.sentence = lines[i].slice('sentence '.length);
+    else if (kind === 'blank') current.blank = Number(rest[0]);
+    else if (kind === 'effects') current.effects = rest[0];
+    else if (kind === 'off') {
+      const [heads, mode, layers, positions] = rest;
+      current.off = {
+        heads: heads === '-' ? [] : heads.split(',').map((pair) => pair.split('.').map(Number)),
+        mode,
+        layers: layers === '-' ? [] : layers.split(',').map(Number),
+        positions: positions === '1',
+      };
+    } else {
+      const [rows, cols] = rest.map(Number);
+      current.m[kind] = { rows, cols, data: Float64Array.from(lines[++i].split(' '), Number) };
+    }
+  }
+  return out;
 }

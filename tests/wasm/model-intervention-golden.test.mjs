@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { load, root, wasmDir } from './load.mjs';
-import { assertCloseRows } from './model-cases.mjs';
+import { assertCloseRows, parseInterventionCases } from './model-cases.mjs';
 
 let core, bytes, cases;
 before(async () => {
@@ -18,38 +18,8 @@ before(async () => {
     decoder: new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_decoder.bin'))),
     encoder: new Uint8Array(await readFile(path.join(root, 'tests', 'reference', 'words_encoder.bin'))),
   };
-  cases = parse(await readFile(path.join(root, 'tests', 'reference', 'intervention_cases.txt'), 'utf8'));
+  cases = parseInterventionCases(await readFile(path.join(root, 'tests', 'reference', 'intervention_cases.txt'), 'utf8'));
 });
-
-/** The format model/make_intervention_golden.py writes. */
-function parse(text) {
-  const lines = text.split('\n');
-  const out = { sizes: {}, cases: [] };
-  let model;
-  for (let i = 0; i < lines.length; i++) {
-    if (!lines[i]) continue;
-    const [kind, ...rest] = lines[i].split(' ');
-    const current = out.cases.at(-1);
-    if (kind === 'model') [model, out.sizes[rest[0]]] = [rest[0], Number(rest[1])];
-    else if (kind === 'case') out.cases.push({ model, name: rest[0], m: {} });
-    else if (kind === 'sentence') current.sentence = lines[i].slice('sentence '.length);
-    else if (kind === 'blank') current.blank = Number(rest[0]);
-    else if (kind === 'effects') current.effects = rest[0];
-    else if (kind === 'off') {
-      const [heads, mode, layers, positions] = rest;
-      current.off = {
-        heads: heads === '-' ? [] : heads.split(',').map((pair) => pair.split('.').map(Number)),
-        mode,
-        layers: layers === '-' ? [] : layers.split(',').map(Number),
-        positions: positions === '1',
-      };
-    } else {
-      const [rows, cols] = rest.map(Number);
-      current.m[kind] = { rows, cols, data: Float64Array.from(lines[++i].split(' '), Number) };
-    }
-  }
-  return out;
-}
 
 const relativeClose = (actual, expected, what, tolerance = 1e-3) =>
   assert.ok(Math.abs(actual - expected) <= tolerance * Math.abs(expected), `${what}: ${actual}, expected ${expected}`);

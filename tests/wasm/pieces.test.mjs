@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { assertNoLeak, load, root } from './load.mjs';
-import { assertRunMatchesCase, fnv1a64, parseGolden } from './model-cases.mjs';
+import { assertRunMatchesCase, fnv1a64, parseGolden, parseInterventionCases } from './model-cases.mjs';
 
 const SENTENCE = 'the train left the station on time'; // 7 words, 13 pieces in the fixtures' vocabulary
 const reference = (name) => path.join(root, 'tests', 'reference', name);
@@ -360,23 +360,7 @@ nodeTest.describe('headEffects on pieces models', () => {
   let effects;
   before(async () => {
     // make_intervention_golden.py's effects format, plus target_pieces, and each rank's exact flag.
-    const lines = (await readFile(reference('pieces_effects_cases.txt'), 'utf8')).split('\n');
-    effects = { sizes: {}, cases: [] };
-    let model;
-    for (let i = 0; i < lines.length; i++) {
-      if (!lines[i]) continue;
-      const [kind, ...rest] = lines[i].split(' ');
-      const current = effects.cases.at(-1);
-      if (kind === 'model') [model, effects.sizes[rest[0]]] = [rest[0], Number(rest[1])];
-      else if (kind === 'case') effects.cases.push({ model, name: rest[0], m: {} });
-      else if (kind === 'sentence') current.sentence = lines[i].slice('sentence '.length);
-      else if (kind === 'blank') current.blank = Number(rest[0]);
-      else if (kind === 'effects') current.mode = rest[0];
-      else {
-        const [rows, cols] = rest.map(Number);
-        current.m[kind] = { rows, cols, data: Float64Array.from(lines[++i].split(' '), Number) };
-      }
-    }
+    effects = parseInterventionCases(await readFile(reference('pieces_effects_cases.txt'), 'utf8'));
   });
   const relativeClose = (actual, expected, what) =>
     assert.ok(Math.abs(actual - expected) <= 1e-3 * Math.abs(expected), `${what}: ${actual}, expected ${expected}`);
@@ -388,7 +372,7 @@ nodeTest.describe('headEffects on pieces models', () => {
     for (const c of effects.cases)
       withModel(bytes[c.model], (model) => {
         const what = `${c.model} ${c.name}`;
-        const e = model.headEffects(c.sentence, { position: c.blank < 0 ? undefined : c.blank, mode: c.mode });
+        const e = model.headEffects(c.sentence, { position: c.blank < 0 ? undefined : c.blank, mode: c.effects });
         assert.equal(e.target.id, c.m.target.data[0], what);
         assert.deepEqual(e.target.pieces, Array.from(c.m.target_pieces.data), `${what} pieces`);
         relativeClose(e.probability, c.m.base.data[0], `${what} base probability`);
