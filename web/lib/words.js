@@ -2,28 +2,32 @@
 // story line (figure/notes.js) and the views that write their own (heads, compare).
 import { num } from './format.js';
 
+/** A pieces model's word labels, indexed by each token's `word` (its word-level result's tokens), or null. */
+export const wordLabels = (result) => result.wordLevel?.tokens.map((w) => w.text) ?? null;
+
+/** The word token i is a piece of, when that word has other pieces too (from `words`: wordLabels); else null. */
+const longerWord = (tokens, i, words) => {
+  const w = tokens[i].word;
+  return words && w !== undefined && tokens.some((t, k) => k !== i && t.word === w) ? words[w] : null;
+};
+
 /**
- * A word as the story names it: its text, with its position when the text repeats it. With `words` (a
- * pieces model's word labels, indexed by each token's `word`), a piece of a longer word also names that
- * word: “hav” (of “haven't”).
+ * A word as the story names it: its text, with its position when the text repeats it. With `words`
+ * (wordLabels), a piece of a longer word also names that word: “hav” (of “haven't”).
  */
 export function named(tokens, i, words = null) {
   const text = tokens[i].text;
   const repeated = tokens.some((t, k) => k !== i && t.text === text);
-  const w = tokens[i].word;
-  const piece = words && w !== undefined && tokens.some((t, k) => k !== i && t.word === w);
-  return `“${text}”${repeated ? ` (${i + 1})` : ''}${piece ? ` (of “${words[w]}”)` : ''}`;
+  const word = longerWord(tokens, i, words);
+  return `“${text}”${repeated ? ` (${i + 1})` : ''}${word ? ` (of “${word}”)` : ''}`;
 }
 
-/**
- * The query menu's words: each token's text, and for a piece of a longer word that word too ("g (gtk)"),
- * from `words` (a pieces model's word labels, indexed by each token's `word`; null: the texts alone).
- */
+/** The query menu's words: each token's text, and for a piece of a longer word that word too ("g (gtk)"). */
 export function pickerLabels(tokens, words = null) {
-  if (!words) return tokens.map((t) => t.text);
-  const pieces = new Map();
-  for (const t of tokens) pieces.set(t.word, (pieces.get(t.word) ?? 0) + 1);
-  return tokens.map((t) => (pieces.get(t.word) > 1 ? `${t.text} (${words[t.word]})` : t.text));
+  return tokens.map((t, i) => {
+    const word = longerWord(tokens, i, words);
+    return word ? `${t.text} (${word})` : t.text;
+  });
 }
 
 /** A weight as the story writes it: two decimals, or four when it is that small (a long text spreads each row thin). */

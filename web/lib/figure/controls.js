@@ -10,7 +10,7 @@ import { ROLLOUT, SOURCES, SOURCE_NAMES, settingsFor } from '../state.js';
 import { PAGE_SCORES } from '../scores.js';
 import { VIEWS, isAvailable, viewNamed } from '../views/registry.js';
 import { wordOf } from '../compute.js';
-import { pickerLabels } from '../words.js';
+import { pickerLabels, wordLabels } from '../words.js';
 
 /** The words that name each control in the widget's `controls` attribute, per element. */
 const NAMED_BY = {
@@ -238,7 +238,7 @@ export class Controls {
     if (!result?.ok) return;
     const word = wordOf(state, result);
     // A pieces model's pieces also name their word ("20: g (gtk)").
-    this.wordList = { labels: pickerLabels(result.tokens, result.wordLevel?.tokens.map((w) => w.text) ?? null), word };
+    this.wordList = { labels: pickerLabels(result.tokens, wordLabels(result)), word };
     if (result.T > 64 && document.activeElement !== sel) {
       sel.replaceChildren(h('option', { value: word }, `${word + 1}: ${this.wordList.labels[word]}`));
       sel.dataset.full = '';

@@ -81,8 +81,8 @@ export function writePredictions(box, result, { onBlank, onToggle } = {}) {
   writeEffects(effects, result, onToggle);
 }
 
-// Below this, a whole-word guess is no real guess (it prints as 0.0 %): a word of many pieces, each scored
-// on its own, whose best spellings are strings like "th--aa".
+// Below this (0.1 %), a whole-word guess is no real guess: a word of many pieces, each scored on its own,
+// whose best spellings are strings like "th--aa" at 0.0 %.
 const UNLIKELY = 0.001;
 
 /** The title over an encoder's guesses for a hidden word; it says so when none of them is likely. */

@@ -8,7 +8,7 @@ import { count, num } from '../format.js';
 import { ROLLOUT, isTrained, settingsFor } from '../state.js';
 import { scoreWords } from '../scores.js';
 import { viewNamed } from '../views/registry.js';
-import { named, strongest, weight } from '../words.js';
+import { named, strongest, weight, wordLabels } from '../words.js';
 import { describeOff, headIsOff, layerIsOff } from '../switches.js';
 import { WORD_RULE } from '../export-json.js';
 import { BARE_PIECE } from '../compute/model.js';
@@ -29,7 +29,7 @@ function wordStory(state, result) {
     m = result.shown,
     t = result.tokens;
   // A pieces model's pieces also name their word (words.js).
-  const words = result.wordLevel?.tokens.map((w) => w.text) ?? null;
+  const words = wordLabels(result);
   const name = (tokens, k) => named(tokens, k, words);
   if (result.T === 1) return `${name(t, 0)} is the only word: it can look only at itself (weight ${weight(m.data[0])}).`;
   const byColumn = result.norm === 'columns';
